@@ -1,0 +1,78 @@
+"""Importers, one per foreign format, registered by name and auto-detected from content."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import FormatError
+from ..measurements import MeasurementSet
+
+__all__ = ["Importer", "register", "names", "detect", "parse", "load"]
+
+
+@dataclass(frozen=True)
+class Importer:
+    """A named format: ``sniff`` says whether text looks like it, ``parse`` reads it."""
+
+    name: str
+    sniff: Callable[[str], bool]
+    parse: Callable[[str, str], MeasurementSet]
+
+
+_REGISTRY: dict[str, Importer] = {}
+
+
+def register(importer: Importer) -> Importer:
+    """Add an importer under its name (names are unique)."""
+    if importer.name in _REGISTRY:
+        raise ValueError(f"format {importer.name!r} registered twice")
+    _REGISTRY[importer.name] = importer
+    return importer
+
+
+def names() -> list[str]:
+    """Registered format names, in registration order."""
+    return list(_REGISTRY)
+
+
+def detect(text: str, path: str) -> str:
+    """The name of the first registered format whose sniffer accepts the text."""
+    for importer in _REGISTRY.values():
+        if importer.sniff(text):
+            return importer.name
+    raise FormatError(
+        f"cannot tell the format of this file; pass --format ({', '.join(names())})", path
+    )
+
+
+def parse(text: str, path: str, format: str | None = None) -> MeasurementSet:
+    """Parse text in the given (or detected) format; errors name ``path``."""
+    name = format or detect(text, path)
+    if name not in _REGISTRY:
+        raise FormatError(f"unknown format {name!r}; known: {', '.join(names())}", path)
+    return _REGISTRY[name].parse(text, path)
+
+
+def load(path: str | Path, format: str | None = None) -> MeasurementSet:
+    """Read a measurement file of any registered format."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FormatError("no such file", str(path)) from None
+    except IsADirectoryError:
+        raise FormatError("is a directory, expected a measurement file", str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"not UTF-8 text (byte {exc.start})", str(path)) from None
+    except OSError as exc:
+        raise FormatError(exc.strerror or str(exc), str(path)) from None
+    return parse(text, str(path), format)
+
+
+def _register_builtin() -> None:
+    from . import native  # noqa: F401  (registration happens on import)
+
+
+_register_builtin()

@@ -1,0 +1,112 @@
+"""perfguard's own ``perfguard/measurements@1`` JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from ..errors import FormatError
+from ..measurements import SCHEMA, Kernel, MeasurementSet, Point, RunInfo
+from . import Importer, register
+
+__all__ = ["dumps", "loads_json"]
+
+
+def dumps(mset: MeasurementSet) -> str:
+    """Serialise to measurements@1 text (stable key order, no NaN literals)."""
+    return json.dumps(mset.to_json(), indent=1, allow_nan=False) + "\n"
+
+
+def _sniff(text: str) -> bool:
+    head = text.lstrip()[:4096]
+    return head.startswith("{") and SCHEMA in head
+
+
+class _Reader:
+    def __init__(self, path: str):
+        self.path = path
+
+    def fail(self, where: str, message: str) -> FormatError:
+        return FormatError(f"{where}: {message}", self.path)
+
+    def obj(self, value: Any, where: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(where, f"expected an object, got {type(value).__name__}")
+        return value
+
+    def arr(self, value: Any, where: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(where, f"expected a list, got {type(value).__name__}")
+        return value
+
+    def text(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not value:
+            raise self.fail(where, "expected a non-empty string")
+        return value
+
+    def number(self, value: Any, where: str, allow_null: bool = False) -> float:
+        if value is None and allow_null:
+            return math.nan
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(where, f"expected a number, got {json.dumps(value)}")
+        return float(value)
+
+
+def loads_json(doc: Any, path: str) -> MeasurementSet:
+    """Build a MeasurementSet from a decoded measurements@1 document."""
+    r = _Reader(path)
+    doc = r.obj(doc, "document")
+    if doc.get("schema") != SCHEMA:
+        raise r.fail("schema", f"expected {SCHEMA!r}, got {doc.get('schema')!r}")
+    params = [r.text(p, f"parameters[{i}]") for i, p in enumerate(r.arr(doc.get("parameters"), "parameters"))]
+    run_doc = r.obj(doc.get("run", {}), "run")
+    machine = r.obj(run_doc.get("machine", {}), "run.machine")
+    run = RunInfo(
+        commit=run_doc.get("commit"), branch=run_doc.get("branch"),
+        started=run_doc.get("started"), machine=machine,
+    )
+    kernels = []
+    for k, kdoc in enumerate(r.arr(doc.get("kernels"), "kernels")):
+        where = f"kernels[{k}]"
+        kdoc = r.obj(kdoc, where)
+        points = []
+        for j, pdoc in enumerate(r.arr(kdoc.get("points"), f"{where}.points")):
+            pw = f"{where}.points[{j}]"
+            pdoc = r.obj(pdoc, pw)
+            at = r.obj(pdoc.get("at"), f"{pw}.at")
+            missing = [p for p in params if p not in at]
+            extra = [p for p in at if p not in params]
+            if missing or extra:
+                raise r.fail(f"{pw}.at", f"coordinates must name exactly {params}")
+            coords = tuple(r.number(at[p], f"{pw}.at.{p}") for p in params)
+            values = tuple(
+                r.number(v, f"{pw}.values[{i}]", allow_null=True)
+                for i, v in enumerate(r.arr(pdoc.get("values"), f"{pw}.values"))
+            )
+            points.append(Point(coords, values))
+        unit = kdoc.get("unit")
+        try:
+            kernels.append(Kernel(
+                name=r.text(kdoc.get("name"), f"{where}.name"),
+                metric=r.text(kdoc.get("metric", "time"), f"{where}.metric"),
+                unit=unit if isinstance(unit, str) else None,
+                points=tuple(points),
+            ))
+        except ValueError as exc:
+            raise r.fail(where, str(exc)) from None
+    try:
+        return MeasurementSet(tuple(params), tuple(kernels), run)
+    except ValueError as exc:
+        raise FormatError(str(exc), path) from None
+
+
+def _parse(text: str, path: str) -> MeasurementSet:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+    return loads_json(doc, path)
+
+
+register(Importer("perfguard", _sniff, _parse))

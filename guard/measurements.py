@@ -1,0 +1,188 @@
+"""Immutable measurement data model: kernels x metrics x points x repetitions.
+
+Objects are validated once on construction and never mutated afterwards, so the
+same set can be shared by modelers, checkers and reporters (pyperf's ``Run``).
+Values are kept as given, including NaN or non-positive ones: deciding whether a
+kernel can be modelled is the modeler's job, which reports and skips bad kernels
+instead of refusing a whole file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+__all__ = [
+    "SCHEMA",
+    "Point",
+    "Kernel",
+    "RunInfo",
+    "MeasurementSet",
+    "kernel_problems",
+]
+
+SCHEMA = "perfguard/measurements@1"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measurement point: coordinates (in parameter order) and its repetitions."""
+
+    at: tuple[float, ...]
+    values: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "at", tuple(float(a) for a in self.at))
+        object.__setattr__(self, "values", tuple(float(v) for v in self.values))
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """The measurements of one kernel (call path, benchmark) for one metric."""
+
+    name: str
+    metric: str
+    points: tuple[Point, ...]
+    unit: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("kernel name must not be empty")
+        if not self.metric:
+            raise ValueError(f"kernel {self.name!r}: metric must not be empty")
+        object.__setattr__(self, "points", tuple(self.points))
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Identity of the kernel within a measurement set."""
+        return (self.name, self.metric)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Where and when the measurements were taken; every field optional."""
+
+    commit: str | None = None
+    branch: str | None = None
+    started: str | None = None
+    machine: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "machine", MappingProxyType(dict(self.machine)))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key in ("commit", "branch", "started"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        out["machine"] = dict(self.machine)
+        return out
+
+
+@dataclass(frozen=True)
+class MeasurementSet:
+    """A whole measurement file: named parameters and the kernels measured over them."""
+
+    parameters: tuple[str, ...]
+    kernels: tuple[Kernel, ...]
+    run: RunInfo = field(default_factory=RunInfo)
+
+    def __post_init__(self) -> None:
+        params = tuple(self.parameters)
+        object.__setattr__(self, "parameters", params)
+        object.__setattr__(self, "kernels", tuple(self.kernels))
+        if not params:
+            raise ValueError("a measurement set needs at least one parameter")
+        if len(set(params)) != len(params):
+            raise ValueError(f"parameter names repeat: {', '.join(params)}")
+        seen: set[tuple[str, str]] = set()
+        for kernel in self.kernels:
+            if kernel.key in seen:
+                raise ValueError(f"kernel {kernel.name!r} metric {kernel.metric!r} appears twice")
+            seen.add(kernel.key)
+            for point in kernel.points:
+                if len(point.at) != len(params):
+                    raise ValueError(
+                        f"kernel {kernel.name!r}: point {point.at} has {len(point.at)} "
+                        f"coordinates, expected {len(params)} ({', '.join(params)})"
+                    )
+
+    def kernel(self, name: str, metric: str) -> Kernel:
+        """The kernel with this name and metric (KeyError if absent)."""
+        for k in self.kernels:
+            if k.key == (name, metric):
+                return k
+        raise KeyError((name, metric))
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``perfguard/measurements@1`` document; non-finite values become null."""
+        return {
+            "schema": SCHEMA,
+            "parameters": list(self.parameters),
+            "run": self.run.to_json(),
+            "kernels": [_kernel_json(k, self.parameters) for k in self.kernels],
+        }
+
+
+def _number_json(value: float) -> float | int | None:
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def _kernel_json(kernel: Kernel, parameters: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": kernel.name, "metric": kernel.metric}
+    if kernel.unit is not None:
+        out["unit"] = kernel.unit
+    out["points"] = [
+        {
+            "at": {p: _number_json(a) for p, a in zip(parameters, point.at)},
+            "values": [None if not math.isfinite(v) else v for v in point.values],
+        }
+        for point in kernel.points
+    ]
+    return out
+
+
+def kernel_problems(kernel: Kernel, min_points: int = 5) -> list[str]:
+    """Reasons this kernel cannot be modelled, as sentences; empty when it can."""
+    problems: list[str] = []
+    coords = [p.at for p in kernel.points]
+    dupes = sorted({c for c in coords if coords.count(c) > 1})
+    if dupes:
+        problems.append(f"duplicate points {', '.join(_fmt_at(c) for c in dupes)}")
+    empty = [p.at for p in kernel.points if not p.values]
+    if empty:
+        problems.append(f"no values at {', '.join(_fmt_at(c) for c in empty)}")
+    bad = _bad_values(kernel.points)
+    if bad:
+        problems.append(bad)
+    nonpositive = [p.at for p in kernel.points if any(a <= 0 or not math.isfinite(a) for a in p.at)]
+    if nonpositive:
+        problems.append(
+            f"non-positive parameter values at {', '.join(_fmt_at(c) for c in nonpositive)}"
+        )
+    distinct = len(set(coords))
+    if distinct < min_points:
+        problems.append(f"only {distinct} distinct points, at least {min_points} are needed")
+    return problems
+
+
+def _bad_values(points: Iterable[Point]) -> str:
+    for point in points:
+        for v in point.values:
+            if math.isnan(v):
+                return f"NaN value at {_fmt_at(point.at)}"
+            if math.isinf(v):
+                return f"infinite value at {_fmt_at(point.at)}"
+            if v <= 0:
+                return f"non-positive value {v:g} at {_fmt_at(point.at)}"
+    return ""
+
+
+def _fmt_at(at: tuple[float, ...]) -> str:
+    return "(" + ", ".join(f"{a:g}" for a in at) + ")"
