@@ -1,0 +1,100 @@
+"""Fitting PMNF models to measurements: modelers by name and the batching driver."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from ..errors import UsageError
+from ..measurements import Kernel, MeasurementSet, kernel_problems
+from .exhaustive import ExhaustiveModeler
+from .noise import range_of_relative_deviation
+from .penalized import PenalizedModeler
+from .pmnf import Factor, Model, Term
+from .refining import RefiningModeler
+from .result import Fitted
+
+__all__ = ["MODELERS", "Modeler", "Skipped", "ModelingResult", "get_modeler", "model_measurements"]
+
+
+class Modeler(Protocol):
+    name: str
+
+    def fit(self, x: np.ndarray, y: np.ndarray) -> list[Fitted]: ...
+
+
+MODELERS: dict[str, Callable[[], Modeler]] = {
+    "default": PenalizedModeler,
+    "refining": RefiningModeler,
+    "exhaustive": ExhaustiveModeler,
+}
+
+
+def get_modeler(name: str) -> Modeler:
+    """A modeler by name; UsageError listing the known names otherwise."""
+    try:
+        return MODELERS[name]()
+    except KeyError:
+        raise UsageError(f"unknown modeler {name!r}; choose one of: {', '.join(MODELERS)}") from None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A kernel that could not be modelled, and why."""
+
+    kernel: str
+    metric: str
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ModelingResult:
+    models: tuple[Model, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def model_measurements(mset: MeasurementSet, modeler: str | Modeler = "default") -> ModelingResult:
+    """Model every kernel that can be modelled; report the others with their reasons."""
+    impl = get_modeler(modeler) if isinstance(modeler, str) else modeler
+    skipped: list[Skipped] = []
+    groups: dict[tuple[float, ...], list[Kernel]] = defaultdict(list)
+    for kernel in mset.kernels:
+        problems = kernel_problems(kernel)
+        if len(mset.parameters) > 1:
+            problems.append("models of more than one parameter are not supported yet")
+        if problems:
+            skipped.append(Skipped(kernel.name, kernel.metric, tuple(problems)))
+            continue
+        xs = tuple(sorted(p.at[0] for p in kernel.points))
+        groups[xs].append(kernel)
+    fitted: dict[tuple[str, str], Model] = {}
+    for xs, kernels in groups.items():
+        x = np.array(xs)
+        y = np.array([_aggregate(k) for k in kernels])
+        for kernel, fit in zip(kernels, impl.fit(x, y)):
+            fitted[kernel.key] = _to_model(kernel, mset.parameters[0], fit)
+    ordered = tuple(fitted[k.key] for k in mset.kernels if k.key in fitted)
+    return ModelingResult(ordered, tuple(skipped))
+
+
+def _aggregate(kernel: Kernel) -> np.ndarray:
+    """Median of the repetitions at each point, in increasing x order."""
+    points = sorted(kernel.points, key=lambda p: p.at[0])
+    return np.array([float(np.median(p.values)) for p in points])
+
+
+def _to_model(kernel: Kernel, parameter: str, fit: Fitted) -> Model:
+    terms = tuple(Term(c, (Factor(parameter, a, b),)) for c, a, b in fit.terms)
+    return Model(
+        kernel=kernel.name,
+        metric=kernel.metric,
+        parameters=(parameter,),
+        constant=fit.constant,
+        terms=terms,
+        smape=round(fit.smape, 6),
+        noise=range_of_relative_deviation([p.values for p in kernel.points]),
+    )

@@ -1,0 +1,77 @@
+"""Batched weighted least squares: every kernel x every hypothesis in one solve.
+
+A hypothesis is a design matrix over the measurement points (a constant column plus one
+column per term).  Kernels that share their points share the design, so fitting K
+kernels against H hypotheses is one batched (K, H, m, m) solve, not a Python loop.
+Weights are 1/y^2: the fit minimises *relative* squared error, which matches the
+multiplicative noise of timings and makes errors comparable across kernels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["BatchFit", "fit_batch", "smape", "power_log_basis"]
+
+
+def power_log_basis(x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """Columns x^alpha * log2(x)^beta, shape (H, P) for H exponent pairs."""
+    x = np.asarray(x, dtype=float)[None, :]
+    a = np.asarray(alpha, dtype=float)[:, None]
+    b = np.asarray(beta, dtype=float)[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        logx = np.log2(x)
+        logs = np.where(b == 0, 1.0, np.abs(logx) ** b * np.sign(logx))
+        return x**a * logs
+
+
+@dataclass(frozen=True)
+class BatchFit:
+    """Coefficients (K, H, m), fitted values and leave-one-out predictions (K, H, P)."""
+
+    coefficients: np.ndarray
+    predicted: np.ndarray
+    loo_predicted: np.ndarray
+    valid: np.ndarray  # (K, H): the system was solvable and finite
+
+
+def fit_batch(design: np.ndarray, y: np.ndarray, emphasis: np.ndarray | None = None) -> BatchFit:
+    """Fit y (K, P) against designs (H, P, m) or per-kernel designs (K, H, P, m).
+
+    ``emphasis`` (P,) multiplies the relative weights, e.g. to favour the largest sizes.
+    """
+    y = np.asarray(y, dtype=float)
+    if design.ndim == 3:
+        design = design[None]
+    scale = np.max(np.abs(design), axis=-2, keepdims=True)  # column scaling for conditioning
+    scale = np.where(scale > 0, scale, 1.0)
+    xs = design / scale
+    w = 1.0 / y**2
+    if emphasis is not None:
+        w = w * np.asarray(emphasis, dtype=float)[None, :]
+    xw = xs * w[:, None, :, None]
+    normal = np.einsum("khpi,khpj->khij", xw, xs)
+    rhs = np.einsum("khpi,kp->khi", xw, y)
+    m = normal.shape[-1]
+    ridge = 1e-12 * np.trace(normal, axis1=-2, axis2=-1)[..., None, None] * np.eye(m)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        inverse = np.linalg.inv(normal + ridge)
+        beta = np.einsum("khij,khj->khi", inverse, rhs)
+        pred = np.einsum("khpi,khi->khp", np.broadcast_to(xs, xw.shape), beta)
+        leverage = np.einsum("khpi,khij,khpj->khp", xw, inverse, np.broadcast_to(xs, xw.shape))
+        resid = y[:, None, :] - pred
+        loo = y[:, None, :] - resid / (1.0 - leverage)
+    coef = beta / scale[..., 0, :]
+    valid = np.isfinite(coef).all(-1) & np.isfinite(pred).all(-1)
+    return BatchFit(coef, pred, loo, valid)
+
+
+def smape(y: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+    """Symmetric mean absolute percentage error over the last axis, in percent."""
+    y = np.broadcast_to(y, predicted.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.abs(y - predicted) / ((np.abs(y) + np.abs(predicted)) / 2.0)
+    ratio = np.where(np.isfinite(ratio), ratio, 2.0)
+    return 100.0 * ratio.mean(axis=-1)
