@@ -72,7 +72,11 @@ def load(path: str | Path, format: str | None = None) -> MeasurementSet:
 
 
 def _register_builtin() -> None:
-    from . import native  # noqa: F401  (registration happens on import)
+    # Registration happens on import; "perfguard" must come first in names(), hence the
+    # unsorted order. The sniffers exclude one another (the JSON ones by their top-level
+    # keys), so detection does not depend on the order of the others.
+    from . import native  # noqa: F401, I001
+    from . import extrap_json, extrap_jsonl, talpas, extrap_text  # noqa: F401
 
 
 _register_builtin()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ import numpy as np
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, kernel_problems
 from .exhaustive import ExhaustiveModeler
-from .noise import range_of_relative_deviation
+from .noise import range_of_relative_deviation, rrd_batch
 from .penalized import PenalizedModeler
 from .pmnf import Factor, Model, Term
 from .refining import RefiningModeler
@@ -73,21 +74,27 @@ def model_measurements(mset: MeasurementSet, modeler: str | Modeler = "default")
         groups[xs].append(kernel)
     fitted: dict[tuple[str, str], Model] = {}
     for xs, kernels in groups.items():
-        x = np.array(xs)
-        y = np.array([_aggregate(k) for k in kernels])
-        for kernel, fit in zip(kernels, impl.fit(x, y)):
-            fitted[kernel.key] = _to_model(kernel, mset.parameters[0], fit)
+        y, noise = _aggregate(kernels)
+        for kernel, fit, nz in zip(kernels, impl.fit(np.array(xs), y), noise):
+            fitted[kernel.key] = _to_model(kernel, mset.parameters[0], fit, nz)
     ordered = tuple(fitted[k.key] for k in mset.kernels if k.key in fitted)
     return ModelingResult(ordered, tuple(skipped))
 
 
-def _aggregate(kernel: Kernel) -> np.ndarray:
-    """Median of the repetitions at each point, in increasing x order."""
-    points = sorted(kernel.points, key=lambda p: p.at[0])
-    return np.array([float(np.median(p.values)) for p in points])
+def _aggregate(kernels: list[Kernel]) -> tuple[np.ndarray, list[float | None]]:
+    """Medians of the repetitions (K, P) in increasing x order, and each kernel's rrd."""
+    ordered = [sorted(k.points, key=lambda p: p.at[0]) for k in kernels]
+    counts = {len(p.values) for points in ordered for p in points}
+    if len(counts) == 1:  # the common case: one array, vectorised statistics
+        values = np.array([[p.values for p in points] for points in ordered])
+        rrd = rrd_batch(values)
+        noise = [None if np.isnan(r) else float(r) for r in rrd]
+        return np.median(values, axis=-1), noise
+    medians = np.array([[statistics.median(p.values) for p in points] for points in ordered])
+    return medians, [range_of_relative_deviation([p.values for p in pts]) for pts in ordered]
 
 
-def _to_model(kernel: Kernel, parameter: str, fit: Fitted) -> Model:
+def _to_model(kernel: Kernel, parameter: str, fit: Fitted, noise: float | None) -> Model:
     terms = tuple(Term(c, (Factor(parameter, a, b),)) for c, a, b in fit.terms)
     return Model(
         kernel=kernel.name,
@@ -96,5 +103,5 @@ def _to_model(kernel: Kernel, parameter: str, fit: Fitted) -> Model:
         constant=fit.constant,
         terms=terms,
         smape=round(fit.smape, 6),
-        noise=range_of_relative_deviation([p.values for p in kernel.points]),
+        noise=noise,
     )

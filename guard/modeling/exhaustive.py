@@ -3,6 +3,9 @@
 The classic Extra-P default: up to ``max_terms`` terms ``x^i * log2^j(x)`` with i from I
 and j from J, every combination fitted (one batched solve per number of terms) and the
 hypothesis with the smallest leave-one-out SMAPE kept; the constant model competes too.
+Terms must have positive coefficients, and a hypothesis gets at most P - 4 terms for P
+points, so that every leave-one-out fold keeps a residual degree of freedom (with five
+points, two-term hypotheses fit the four training points exactly and LOO picks noise).
 Leave-one-out predictions come from the hat matrix, so no refitting per left-out point.
 """
 
@@ -45,8 +48,9 @@ class ExhaustiveModeler:
         basis = power_log_basis(
             x, np.array([float(a) for a, _ in terms]), np.array([float(b) for _, b in terms])
         )
-        # More coefficients than points minus one cannot be cross-validated.
-        usable = min(self.max_terms, len(x) - 2)
+        # Each leave-one-out fold must keep a residual degree of freedom: with P points
+        # a hypothesis may have at most P - 3 coefficients (constant + P - 4 terms).
+        usable = max(1, min(self.max_terms, len(x) - 4))
         combos = [c for n in range(1, usable + 1) for c in itertools.combinations(range(len(terms)), n)]
         best_score = np.full(len(y), np.inf)
         best = [constant_fit(0.0, np.inf)] * len(y)
@@ -58,7 +62,7 @@ class ExhaustiveModeler:
                 rows = slice(start, start + self.chunk)
                 fit = fit_batch(design, y[rows])
                 coef = fit.coefficients
-                ok = fit.valid & (np.abs(coef[..., 1:]) > 0).all(-1)
+                ok = fit.valid & (coef[..., 1:] > 0).all(-1)  # growth terms only
                 score = np.where(ok, smape(y[rows][:, None, :], fit.loo_predicted), np.inf)
                 h = np.argmin(score, axis=1)
                 for k, hk in enumerate(h):

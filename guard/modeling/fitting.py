@@ -45,25 +45,28 @@ def fit_batch(design: np.ndarray, y: np.ndarray, emphasis: np.ndarray | None = N
     y = np.asarray(y, dtype=float)
     if design.ndim == 3:
         design = design[None]
-    scale = np.max(np.abs(design), axis=-2, keepdims=True)  # column scaling for conditioning
-    scale = np.where(scale > 0, scale, 1.0)
-    xs = design / scale
     w = 1.0 / y**2
     if emphasis is not None:
         w = w * np.asarray(emphasis, dtype=float)[None, :]
-    xw = xs * w[:, None, :, None]
-    normal = np.einsum("khpi,khpj->khij", xw, xs)
-    rhs = np.einsum("khpi,kp->khi", xw, y)
+    root = np.sqrt(w)
+    # Weighted rows, then unit-norm columns: the normal matrix gets a unit diagonal, so
+    # relative weights spanning many decades do not make the solve ill-conditioned.
+    xw = design * root[:, None, :, None]
+    norm = np.sqrt(np.einsum("khpi,khpi->khi", xw, xw))
+    norm = np.where(norm > 0, norm, 1.0)
+    xw = xw / norm[..., None, :]
+    yw = y * root
+    normal = np.einsum("khpi,khpj->khij", xw, xw)
+    rhs = np.einsum("khpi,kp->khi", xw, yw)
     m = normal.shape[-1]
-    ridge = 1e-12 * np.trace(normal, axis1=-2, axis2=-1)[..., None, None] * np.eye(m)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        inverse = np.linalg.inv(normal + ridge)
+        inverse = np.linalg.inv(normal + 1e-13 * np.eye(m))
         beta = np.einsum("khij,khj->khi", inverse, rhs)
-        pred = np.einsum("khpi,khi->khp", np.broadcast_to(xs, xw.shape), beta)
-        leverage = np.einsum("khpi,khij,khpj->khp", xw, inverse, np.broadcast_to(xs, xw.shape))
+        coef = beta / norm
+        pred = np.einsum("khpi,khi->khp", np.broadcast_to(design, xw.shape), coef)
+        leverage = np.einsum("khpi,khij,khpj->khp", xw, inverse, xw)
         resid = y[:, None, :] - pred
         loo = y[:, None, :] - resid / (1.0 - leverage)
-    coef = beta / scale[..., 0, :]
     valid = np.isfinite(coef).all(-1) & np.isfinite(pred).all(-1)
     return BatchFit(coef, pred, loo, valid)
 

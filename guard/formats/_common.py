@@ -1,0 +1,96 @@
+"""Helpers shared by the Extra-P family of importers: sniffing, number checks, accumulation."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from ..errors import FormatError
+from ..measurements import Kernel, MeasurementSet, Point
+
+__all__ = [
+    "DEFAULT_CALLPATH",
+    "DEFAULT_METRIC",
+    "SNIFF_BYTES",
+    "KernelTable",
+    "build_set",
+    "json_number",
+    "json_values",
+    "top_level_keys",
+]
+
+DEFAULT_METRIC = "time"
+DEFAULT_CALLPATH = "<root>"
+SNIFF_BYTES = 4096
+
+# A JSON string (possibly cut off by the sniff window), a structural character, or a scalar.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}\[\]:,;]|[^\s{}\[\]:,;"]+')
+
+
+def top_level_keys(text: str) -> dict[str, str]:
+    """Top-level keys of the JSON object opening ``text``, each with its value's first character.
+
+    Looks at the first few KB only, tolerates ``;`` as separator (TaLPas) and a cut-off
+    tail, and never fails; an empty dict means the text does not open with an object.
+    """
+    tokens = _TOKEN.findall(text.lstrip()[:SNIFF_BYTES])
+    if not tokens or tokens[0] != "{":
+        return {}
+    keys: dict[str, str] = {}
+    depth = 0
+    for i, tok in enumerate(tokens):
+        if tok in ("{", "["):
+            depth += 1
+        elif tok in ("}", "]"):
+            depth -= 1
+            if depth == 0:
+                break
+        elif tok == ":" and depth == 1 and 0 < i < len(tokens) - 1:
+            keys[tokens[i - 1].strip('"')] = tokens[i + 1][0]
+    return keys
+
+
+def json_number(
+    value: Any, where: str, path: str, line: int | None = None, allow_null: bool = True
+) -> float:
+    """A JSON number (``null`` counts as NaN where allowed); anything else is a FormatError."""
+    if value is None and allow_null:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FormatError(f"{where}: expected a number, got {json.dumps(value)}", path, line)
+    return float(value)
+
+
+def json_values(value: Any, where: str, path: str, line: int | None = None) -> list[float]:
+    """Repetitions given as one number or a list of numbers."""
+    if isinstance(value, list):
+        return [json_number(v, f"{where}[{i}]", path, line) for i, v in enumerate(value)]
+    return [json_number(value, where, path, line)]
+
+
+class KernelTable:
+    """Values per (callpath, metric) and point, accumulated in first-seen order."""
+
+    def __init__(self) -> None:
+        self._data: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
+
+    def add(self, key: tuple[str, str], at: tuple[float, ...], values: list[float]) -> None:
+        """Append repetitions at a point of a kernel, creating either on first sight."""
+        self._data.setdefault(key, {}).setdefault(at, []).extend(values)
+
+    def kernels(self) -> tuple[Kernel, ...]:
+        """The accumulated kernels as immutable objects."""
+        return tuple(
+            Kernel(name, metric, tuple(Point(at, tuple(vals)) for at, vals in points.items()))
+            for (name, metric), points in self._data.items()
+        )
+
+
+def build_set(parameters: list[str], kernels: tuple[Kernel, ...], path: str) -> MeasurementSet:
+    """A MeasurementSet, with the model's own validation turned into a FormatError."""
+    try:
+        return MeasurementSet(tuple(parameters), kernels)
+    except ValueError as exc:
+        raise FormatError(str(exc), path) from None
