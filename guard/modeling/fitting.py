@@ -37,10 +37,13 @@ class BatchFit:
     valid: np.ndarray  # (K, H): the system was solvable and finite
 
 
-def fit_batch(design: np.ndarray, y: np.ndarray, emphasis: np.ndarray | None = None) -> BatchFit:
+def fit_batch(
+    design: np.ndarray, y: np.ndarray, emphasis: np.ndarray | None = None, loo: bool = True
+) -> BatchFit:
     """Fit y (K, P) against designs (H, P, m) or per-kernel designs (K, H, P, m).
 
     ``emphasis`` (P,) multiplies the relative weights, e.g. to favour the largest sizes.
+    ``loo=False`` skips the leave-one-out predictions (returned as NaN) for speed.
     """
     y = np.asarray(y, dtype=float)
     if design.ndim == 3:
@@ -56,19 +59,43 @@ def fit_batch(design: np.ndarray, y: np.ndarray, emphasis: np.ndarray | None = N
     norm = np.where(norm > 0, norm, 1.0)
     xw = xw / norm[..., None, :]
     yw = y * root
-    normal = np.einsum("khpi,khpj->khij", xw, xw)
-    rhs = np.einsum("khpi,kp->khi", xw, yw)
+    xwt = np.swapaxes(xw, -1, -2)
+    normal = xwt @ xw
+    rhs = (xwt @ yw[:, None, :, None])[..., 0]
     m = normal.shape[-1]
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        inverse = np.linalg.inv(normal + 1e-13 * np.eye(m))
-        beta = np.einsum("khij,khj->khi", inverse, rhs)
-        coef = beta / norm
-        pred = np.einsum("khpi,khi->khp", np.broadcast_to(design, xw.shape), coef)
-        leverage = np.einsum("khpi,khij,khpj->khp", xw, inverse, xw)
-        resid = y[:, None, :] - pred
-        loo = y[:, None, :] - resid / (1.0 - leverage)
+        inverse = _inverse(normal + 1e-13 * np.eye(m))
+        coef = (inverse @ rhs[..., None])[..., 0] / norm
+        pred = (design @ coef[..., None])[..., 0]
+        if loo:
+            leverage = np.einsum("khpi,khpi->khp", xw @ inverse, xw)
+            loo_pred = y[:, None, :] - (y[:, None, :] - pred) / (1.0 - leverage)
+        else:
+            loo_pred = np.full_like(pred, np.nan)
     valid = np.isfinite(coef).all(-1) & np.isfinite(pred).all(-1)
-    return BatchFit(coef, pred, loo, valid)
+    return BatchFit(coef, pred, loo_pred, valid)
+
+
+def _inverse(a: np.ndarray) -> np.ndarray:
+    """Batched inverse; closed-form adjugates for the 1x1 to 3x3 systems PMNF fits produce."""
+    m = a.shape[-1]
+    if m == 1:
+        return 1.0 / a
+    if m == 2:
+        p, q, r, s = a[..., 0, 0], a[..., 0, 1], a[..., 1, 0], a[..., 1, 1]
+        det = p * s - q * r
+        return np.stack([np.stack([s, -q], -1), np.stack([-r, p], -1)], -2) / det[..., None, None]
+    if m == 3:
+        cof = np.empty_like(a)
+        for i in range(3):
+            for j in range(3):
+                r0, r1 = [k for k in range(3) if k != i]
+                c0, c1 = [k for k in range(3) if k != j]
+                minor = a[..., r0, c0] * a[..., r1, c1] - a[..., r0, c1] * a[..., r1, c0]
+                cof[..., j, i] = (-1) ** (i + j) * minor  # transposed: the adjugate
+        det = (a[..., 0, :] * cof[..., :, 0]).sum(-1)
+        return cof / det[..., None, None]
+    return np.linalg.inv(a)
 
 
 def smape(y: np.ndarray, predicted: np.ndarray) -> np.ndarray:

@@ -20,7 +20,6 @@ class SingleTermFits:
     c1: np.ndarray  # (K, H)
     rss: np.ndarray  # (K, H) relative residual sum of squares; inf where infeasible
     smape: np.ndarray  # (K, H)
-    loo_smape: np.ndarray  # (K, H) leave-one-out SMAPE
 
 
 def relative_rss(y: np.ndarray, predicted: np.ndarray) -> np.ndarray:
@@ -50,16 +49,15 @@ def fit_single_terms(
         k, h = np.shape(alpha)
         t = power_log_basis(x, np.ravel(alpha), np.ravel(beta)).reshape(k, h, -1)
         design2 = np.stack([np.ones_like(t), t], -1)
-    full = fit_batch(design2, y)
+    full = fit_batch(design2, y, loo=False)
     c0, c1 = full.coefficients[..., 0], full.coefficients[..., 1]
-    pred, loo = full.predicted, full.loo_predicted
+    pred = full.predicted
     if nonnegative_constant:
-        origin = fit_batch(design2[..., 1:], y)
+        origin = fit_batch(design2[..., 1:], y, loo=False)
         neg = c0 < 0
         c0 = np.where(neg, 0.0, c0)
         c1 = np.where(neg, origin.coefficients[..., 0], c1)
         pred = np.where(neg[..., None], origin.predicted, pred)
-        loo = np.where(neg[..., None], origin.loo_predicted, loo)
     feasible = full.valid & (c1 > 0) & np.isfinite(pred).all(-1)
     rss = np.where(feasible, relative_rss(y, pred), np.inf)
     return SingleTermFits(
@@ -67,13 +65,12 @@ def fit_single_terms(
         c1=c1,
         rss=rss,
         smape=np.where(feasible, smape(y[:, None, :], pred), np.inf),
-        loo_smape=np.where(feasible, smape(y[:, None, :], loo), np.inf),
     )
 
 
 def fit_constant(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best constant per kernel under relative weights: (value, relative RSS, SMAPE)."""
-    fit = fit_batch(np.ones((1, y.shape[1], 1)), y)
+    fit = fit_batch(np.ones((1, y.shape[1], 1)), y, loo=False)
     return (
         fit.coefficients[:, 0, 0],
         relative_rss(y, fit.predicted)[:, 0],
