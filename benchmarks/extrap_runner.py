@@ -105,8 +105,13 @@ def describe_model(model, parameters, eval_x: float) -> dict:
     }
 
 
-def run(path: str, modeler_name: str, eval_x: float, disable_progress: bool = False,
-        warmup: bool = False) -> dict:
+def run(
+    path: str,
+    modeler_name: str,
+    eval_x: float,
+    disable_progress: bool = False,
+    warmup: bool = False,
+) -> dict:
     result: dict = {
         "modeler": modeler_name,
         "extrap_version": extrap.__version__,
@@ -129,12 +134,14 @@ def run(path: str, modeler_name: str, eval_x: float, disable_progress: bool = Fa
     experiment.debug()  # the CLI calls this too; a no-op unless log level is debug
 
     if len(experiment.parameters) != 1:
-        raise ValueError(f"expected a single-parameter experiment, got "
-                         f"{len(experiment.parameters)} parameters")
+        raise ValueError(
+            f"expected a single-parameter experiment, got {len(experiment.parameters)} parameters"
+        )
 
     # ---- model (ModelGenerator constructed exactly like extrapcmd.main) --------------------------
-    generator = ModelGenerator(experiment, modeler=modeler_name, name="New model",
-                               use_measure=Measure.from_str("mean"))
+    generator = ModelGenerator(
+        experiment, modeler=modeler_name, name="New model", use_measure=Measure.from_str("mean")
+    )
     modeler = generator.modeler
     if not isinstance(modeler, SingularModeler):  # pragma: no cover - default/refining are singular
         raise TypeError(f"modeler {modeler_name!r} is not a SingularModeler")
@@ -190,21 +197,33 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("input", help="Extra-P text file (PARAMETER/POINTS/METRIC/REGION/DATA)")
     parser.add_argument("--modeler", choices=MODELERS, default="default", type=str.lower)
-    parser.add_argument("--eval-x", type=float, default=128.0,
-                        help="x at which the prediction and the lead-order term are evaluated")
+    parser.add_argument(
+        "--eval-x",
+        type=float,
+        default=128.0,
+        help="x at which the prediction and the lead-order term are evaluated",
+    )
     parser.add_argument("--out", required=True, help="result JSON path")
-    parser.add_argument("--disable-progress", action="store_true",
-                        help="disable Extra-P's tqdm progress bars (the CLI shows them by default)")
-    parser.add_argument("--warmup", action="store_true",
-                        help="import scipy.optimize before the timed modeling step (Extra-P "
-                             "imports it lazily in the first fit; off by default, like the CLI)")
-    parser.add_argument("--log", default="warning",
-                        choices=["debug", "info", "warning", "error", "critical"])
+    parser.add_argument(
+        "--disable-progress",
+        action="store_true",
+        help="disable Extra-P's tqdm progress bars (the CLI shows them by default)",
+    )
+    parser.add_argument(
+        "--warmup",
+        action="store_true",
+        help="import scipy.optimize before the timed modeling step (Extra-P "
+        "imports it lazily in the first fit; off by default, like the CLI)",
+    )
+    parser.add_argument(
+        "--log", default="warning", choices=["debug", "info", "warning", "error", "critical"]
+    )
     args = parser.parse_args(argv)
 
     # same logging setup as the CLI at its default level
-    logging.basicConfig(format="%(levelname)s: %(message)s",
-                        level=logging.getLevelName(args.log.upper()))
+    logging.basicConfig(
+        format="%(levelname)s: %(message)s", level=logging.getLevelName(args.log.upper())
+    )
     if args.eval_x <= 0:
         parser.error("--eval-x must be positive")
 
@@ -212,19 +231,28 @@ def main(argv=None) -> int:
         result = run(args.input, args.modeler, args.eval_x, args.disable_progress, args.warmup)
         status = 0
     except Exception as exc:  # noqa: BLE001 - whole-file failure (unreadable/invalid input)
-        result = {"modeler": args.modeler, "extrap_version": extrap.__version__,
-                  "input": args.input, "eval_x": args.eval_x, "read_seconds": None,
-                  "model_seconds": None, "kernels": [],
-                  "error": f"{type(exc).__name__}: {exc}"}
+        result = {
+            "modeler": args.modeler,
+            "extrap_version": extrap.__version__,
+            "input": args.input,
+            "eval_x": args.eval_x,
+            "read_seconds": None,
+            "model_seconds": None,
+            "kernels": [],
+            "error": f"{type(exc).__name__}: {exc}",
+        }
         traceback.print_exc()
         status = 1
 
     with open(args.out, "w") as fh:
         json.dump(result, fh, indent=1, allow_nan=False)
     if status == 0:
-        print(f"{result['n_kernels']} kernels ({result['n_errors']} errors) with extrap "
-              f"{result['extrap_version']} {args.modeler}: read {result['read_seconds']:.3f}s, "
-              f"model {result['model_seconds']:.3f}s -> {args.out}", file=sys.stderr)
+        print(
+            f"{result['n_kernels']} kernels ({result['n_errors']} errors) with extrap "
+            f"{result['extrap_version']} {args.modeler}: read {result['read_seconds']:.3f}s, "
+            f"model {result['model_seconds']:.3f}s -> {args.out}",
+            file=sys.stderr,
+        )
     return status
 
 

@@ -52,8 +52,14 @@ def build_file(xname: str, count: int, seed: int, out: Path) -> tuple[Path, dict
         for i, fn in enumerate(functions(cls, count, seed=seed * 1000 + ci)):
             name = f"{cls}.{i:04d}"
             values = noisy_values(fn, xs, rng)
-            kernels.append(Kernel(name, "time", tuple(Point((x,), tuple(v)) for x, v in zip(xs, values))))
-            truth[name] = {"class": cls, "lead": fn.lead(x_eval), "value": float(fn(np.array([x_eval]))[0])}
+            kernels.append(
+                Kernel(name, "time", tuple(Point((x,), tuple(v)) for x, v in zip(xs, values)))
+            )
+            truth[name] = {
+                "class": cls,
+                "lead": fn.lead(x_eval),
+                "value": float(fn(np.array([x_eval]))[0]),
+            }
     path = out / f"protocol000_{xname}.txt"
     path.write_text(dumps(MeasurementSet(("x",), tuple(kernels))))
     return path, truth
@@ -77,14 +83,27 @@ def run_perfguard(path: Path, modeler: str, x_eval: float) -> dict:
     kernels = {}
     for m in result.models:
         terms = [(t.coefficient, t.factors[0].exponent, t.factors[0].log_exponent) for t in m.terms]
-        kernels[m.kernel] = {"lead": lead_of(terms, x_eval), "prediction": float(m.evaluate({"x": x_eval}))}
+        kernels[m.kernel] = {
+            "lead": lead_of(terms, x_eval),
+            "prediction": float(m.evaluate({"x": x_eval})),
+        }
     return {"read_seconds": t1 - t0, "model_seconds": t2 - t1, "kernels": kernels}
 
 
 def run_extrap(python: str, path: Path, modeler: str, x_eval: float, out: Path) -> dict:
     result_path = out / f"{path.stem}.extrap-{modeler}.json"
-    cmd = [python, str(HERE / "extrap_runner.py"), str(path), "--modeler", modeler,
-           "--eval-x", str(x_eval), "--out", str(result_path), "--disable-progress"]
+    cmd = [
+        python,
+        str(HERE / "extrap_runner.py"),
+        str(path),
+        "--modeler",
+        modeler,
+        "--eval-x",
+        str(x_eval),
+        "--out",
+        str(result_path),
+        "--disable-progress",
+    ]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     doc = json.loads(result_path.read_text())
     kernels = {}
@@ -95,7 +114,11 @@ def run_extrap(python: str, path: Path, modeler: str, x_eval: float, out: Path) 
             "lead": (F(k["lead_alpha"]), F(k["lead_beta"])),
             "prediction": k["prediction"] if k["prediction"] is not None else float("nan"),
         }
-    return {"read_seconds": doc["read_seconds"], "model_seconds": doc["model_seconds"], "kernels": kernels}
+    return {
+        "read_seconds": doc["read_seconds"],
+        "model_seconds": doc["model_seconds"],
+        "kernels": kernels,
+    }
 
 
 def score(run: dict, truth: dict) -> dict[str, tuple[float, float]]:
@@ -118,7 +141,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--extrap-python", default=os.environ.get("EXTRAP_PYTHON", "/work/extrap-venv/bin/python"))
+    ap.add_argument(
+        "--extrap-python", default=os.environ.get("EXTRAP_PYTHON", "/work/extrap-venv/bin/python")
+    )
     ap.add_argument("--out", type=Path, default=HERE / "out")
     ap.add_argument("--xsets", default=",".join(XSETS))
     args = ap.parse_args()
@@ -134,36 +159,63 @@ def main() -> None:
         path, truth = build_file(xname, args.count, args.seed, args.out)
         x_eval = 4 * XSETS[xname][-1]
         for tool, modeler in tools:
-            run = (run_perfguard(path, modeler, x_eval) if tool == "perfguard"
-                   else run_extrap(args.extrap_python, path, modeler, x_eval, args.out))
-            results[xname, tool, modeler] = (score(run, truth), run["model_seconds"], run["read_seconds"], len(truth))
-            print(f"# {xname} {tool}:{modeler} modeled {len(truth)} in {run['model_seconds']:.2f}s", file=sys.stderr)
+            run = (
+                run_perfguard(path, modeler, x_eval)
+                if tool == "perfguard"
+                else run_extrap(args.extrap_python, path, modeler, x_eval, args.out)
+            )
+            results[xname, tool, modeler] = (
+                score(run, truth),
+                run["model_seconds"],
+                run["read_seconds"],
+                len(truth),
+            )
+            print(
+                f"# {xname} {tool}:{modeler} modeled {len(truth)} in {run['model_seconds']:.2f}s",
+                file=sys.stderr,
+            )
     print(report(results, args, have_extrap))
 
 
 def report(results: dict, args: argparse.Namespace, have_extrap: bool) -> str:
-    lines = [f"Protocol: seed 000 Fig. 3, {args.count} functions per class, seed {args.seed}, "
-             f"+-2% uniform noise, one value per point. Machine: {platform.machine()}, "
-             f"{os.cpu_count()} cores, Python {platform.python_version()}.", ""]
+    lines = [
+        f"Protocol: seed 000 Fig. 3, {args.count} functions per class, seed {args.seed}, "
+        f"+-2% uniform noise, one value per point. Machine: {platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}.",
+        "",
+    ]
     tools = sorted({(t, m) for _, t, m in results}, key=lambda tm: (tm[0] != "perfguard", tm[1]))
-    for metric, idx in (("Exact lead-exponent match (%)", 0), ("Prediction within ±2% at 4·x_max (%)", 1)):
-        lines += [f"#### {metric}", "",
-                  "| x-set | tool | " + " | ".join(CLASSES) + " | all |",
-                  "|---|---|" + "---:|" * (len(CLASSES) + 1)]
+    for metric, idx in (
+        ("Exact lead-exponent match (%)", 0),
+        ("Prediction within ±2% at 4·x_max (%)", 1),
+    ):
+        lines += [
+            f"#### {metric}",
+            "",
+            "| x-set | tool | " + " | ".join(CLASSES) + " | all |",
+            "|---|---|" + "---:|" * (len(CLASSES) + 1),
+        ]
         for xname in args.xsets.split(","):
             for tool, modeler in tools:
                 sc = results[xname, tool, modeler][0]
                 vals = [sc[c][idx] * 100 for c in CLASSES]
-                lines.append(f"| {xname} | {tool} {modeler} | " + " | ".join(f"{v:.1f}" for v in vals)
-                             + f" | {np.mean(vals):.1f} |")
+                lines.append(
+                    f"| {xname} | {tool} {modeler} | "
+                    + " | ".join(f"{v:.1f}" for v in vals)
+                    + f" | {np.mean(vals):.1f} |"
+                )
         lines.append("")
-    lines += ["#### Throughput (modeling step only, models per second)", "",
-              "| x-set | kernels | " + " | ".join(f"{t} {m}" for t, m in tools)
-              + (" | perfguard default ÷ Extra-P default |" if have_extrap else " |"),
-              "|---|---:|" + "---:|" * (len(tools) + (1 if have_extrap else 0))]
+    lines += [
+        "#### Throughput (modeling step only, models per second)",
+        "",
+        "| x-set | kernels | "
+        + " | ".join(f"{t} {m}" for t, m in tools)
+        + (" | perfguard default ÷ Extra-P default |" if have_extrap else " |"),
+        "|---|---:|" + "---:|" * (len(tools) + (1 if have_extrap else 0)),
+    ]
     for xname in args.xsets.split(","):
         n = results[xname, tools[0][0], tools[0][1]][3]
-        rates = {tm: n / results[xname, *tm][1] for tm in tools}
+        rates = {tm: n / results[(xname, *tm)][1] for tm in tools}
         row = f"| {xname} | {n} | " + " | ".join(f"{rates[tm]:,.0f}" for tm in tools)
         if have_extrap:
             row += f" | {rates['perfguard', 'default'] / rates['extrap', 'default']:,.0f}× |"

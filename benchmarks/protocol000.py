@@ -77,9 +77,11 @@ def functions(cls: str, count: int, seed: int) -> list[Function]:
     for _ in range(count):
         chosen = _pick_terms(cls, rng)
         coeffs = 10.0 ** rng.uniform(-2, 3, size=1 + len(chosen))
-        out.append(Function(float(coeffs[0]), tuple(
-            (float(c), a, b) for c, (a, b) in zip(coeffs[1:], chosen)
-        )))
+        out.append(
+            Function(
+                float(coeffs[0]), tuple((float(c), a, b) for c, (a, b) in zip(coeffs[1:], chosen))
+            )
+        )
     return out
 
 

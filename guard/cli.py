@@ -48,7 +48,9 @@ def _root(
 
 @app.command("model")
 def model_cmd(
-    inputs: list[Path] = typer.Argument(..., help="Measurement files (format auto-detected).", show_default=False),
+    inputs: list[Path] = typer.Argument(
+        ..., help="Measurement files (format auto-detected).", show_default=False
+    ),
     format: str | None = typer.Option(
         None, "--format", "-f", help=f"Force the input format: {', '.join(formats_mod.names())}."
     ),
@@ -60,7 +62,9 @@ def model_cmd(
     """Fit a PMNF model to every kernel and metric and print them."""
     impl = get_modeler(modeler)  # fail on a bad option before reading anything
     if format is not None and format not in formats_mod.names():
-        raise UsageError(f"unknown format {format!r}; choose one of: {', '.join(formats_mod.names())}")
+        raise UsageError(
+            f"unknown format {format!r}; choose one of: {', '.join(formats_mod.names())}"
+        )
     results = []
     for path in inputs:
         mset = formats_mod.load(path, format)
@@ -123,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     except PerfguardError as exc:
         if _state["debug"]:
             raise
-        Console(stderr=True, highlight=False).print(f"[red]perfguard: error:[/] {exc}", soft_wrap=True)
+        Console(stderr=True, highlight=False).print(
+            f"[red]perfguard: error:[/] {exc}", soft_wrap=True
+        )
         return exc.exit_code
     except typer.Exit as exc:
         return exc.exit_code

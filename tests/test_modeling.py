@@ -19,9 +19,21 @@ from guard.modeling.refining import RefiningModeler
 X = np.array([64.0, 128, 256, 512, 1024, 2048])
 
 RECOVERABLE = [
-    (F(1), F(0)), (F(2), F(0)), (F(3), F(0)), (F(0), F(1)), (F(0), F(2)),
-    (F(1), F(1)), (F(2), F(1)), (F(1), F(2)), (F(1, 2), F(0)), (F(3, 2), F(0)),
-    (F(1, 3), F(0)), (F(2, 3), F(0)), (F(5, 2), F(0)), (F(1, 2), F(1)), (F(4), F(0)),
+    (F(1), F(0)),
+    (F(2), F(0)),
+    (F(3), F(0)),
+    (F(0), F(1)),
+    (F(0), F(2)),
+    (F(1), F(1)),
+    (F(2), F(1)),
+    (F(1), F(2)),
+    (F(1, 2), F(0)),
+    (F(3, 2), F(0)),
+    (F(1, 3), F(0)),
+    (F(2, 3), F(0)),
+    (F(5, 2), F(0)),
+    (F(1, 2), F(1)),
+    (F(4), F(0)),
 ]
 
 
@@ -46,17 +58,28 @@ def test_default_recovers_known_function(alpha: F, beta: F, noise: float) -> Non
     assert predicted == pytest.approx(truth, rel=0.05)
 
 
-@pytest.mark.parametrize("alpha,beta", [(F(1), F(0)), (F(2), F(0)), (F(0), F(1)), (F(1), F(1)),
-                                        (F(3, 2), F(0)), (F(1, 2), F(0)), (F(0), F(2))],
-                         ids=str)
+@pytest.mark.parametrize(
+    "alpha,beta",
+    [
+        (F(1), F(0)),
+        (F(2), F(0)),
+        (F(0), F(1)),
+        (F(1), F(1)),
+        (F(3, 2), F(0)),
+        (F(1, 2), F(0)),
+        (F(0), F(2)),
+    ],
+    ids=str,
+)
 def test_refining_recovers_noise_free_function(alpha: F, beta: F) -> None:
     y = values(alpha, beta, c0=2.0, c1=0.3, noise=0.0, seed=0)
     (fit,) = RefiningModeler().fit(X, y[None, :])
     assert lead(fit) == (alpha, beta)
 
 
-@pytest.mark.parametrize("alpha,beta", [(F(1), F(0)), (F(2), F(0)), (F(0), F(1)), (F(5, 4), F(0))],
-                         ids=str)
+@pytest.mark.parametrize(
+    "alpha,beta", [(F(1), F(0)), (F(2), F(0)), (F(0), F(1)), (F(5, 4), F(0))], ids=str
+)
 def test_exhaustive_recovers_classic_space_function(alpha: F, beta: F) -> None:
     y = values(alpha, beta, c0=2.0, c1=0.3, noise=0.0, seed=0)
     (fit,) = ExhaustiveModeler().fit(X, y[None, :])
@@ -120,7 +143,7 @@ def test_refinement_invariants(alpha, beta, noise, seed) -> None:
         _, a, b = fit.terms[0]
         assert 0 <= a <= 6 and 0 <= b <= 3
         assert a == 0 or b in (0, 1, 2)
-        assert a.denominator <= 2 ** 8 and b.denominator <= 2 ** 8
+        assert a.denominator <= 2**8 and b.denominator <= 2**8
         constant = np.full_like(y, np.mean(y))
         const_smape = 100 * np.mean(np.abs(y - constant) / ((np.abs(y) + np.abs(constant)) / 2))
         assert fit.smape * 2 <= const_smape + 1e-9

@@ -13,8 +13,9 @@ from guard.modeling.pmnf import Factor, Model, Term, fraction_text, parse_fracti
 
 
 def model(*terms: tuple[float, F, F], constant: float = 2.0e-3) -> Model:
-    return Model("k", "time", ("n",), constant,
-                 tuple(Term(c, (Factor("n", a, b),)) for c, a, b in terms))
+    return Model(
+        "k", "time", ("n",), constant, tuple(Term(c, (Factor("n", a, b),)) for c, a, b in terms)
+    )
 
 
 @pytest.mark.parametrize(
@@ -41,7 +42,9 @@ def test_formula_and_big_o(terms, formula, big_o) -> None:
 def test_evaluate_scalar_and_array() -> None:
     m = model((2.0, F(3, 2), F(1)), constant=1.0)
     assert m.evaluate({"n": 16.0}) == pytest.approx(1.0 + 2.0 * 64.0 * 4.0)
-    np.testing.assert_allclose(m.evaluate({"n": np.array([4.0, 16.0])}), [1 + 2 * 8 * 2, 1 + 2 * 64 * 4])
+    np.testing.assert_allclose(
+        m.evaluate({"n": np.array([4.0, 16.0])}), [1 + 2 * 8 * 2, 1 + 2 * 64 * 4]
+    )
 
 
 def test_lead_order_picks_fastest_growing_term() -> None:
@@ -51,10 +54,23 @@ def test_lead_order_picks_fastest_growing_term() -> None:
 
 def test_models_json_entry_matches_contract() -> None:
     entry = model((2.0e-7, F(1), F(1)), constant=1.0e-3).to_json()
-    assert list(entry)[:9] == ["kernel", "metric", "parameters", "constant", "terms", "formula",
-                               "complexity", "smape", "noise"]
-    assert entry["terms"] == [{"coefficient": 2.0e-7, "factors": [
-        {"parameter": "n", "exponent": "1", "log_exponent": "1"}]}]
+    assert list(entry)[:9] == [
+        "kernel",
+        "metric",
+        "parameters",
+        "constant",
+        "terms",
+        "formula",
+        "complexity",
+        "smape",
+        "noise",
+    ]
+    assert entry["terms"] == [
+        {
+            "coefficient": 2.0e-7,
+            "factors": [{"parameter": "n", "exponent": "1", "log_exponent": "1"}],
+        }
+    ]
     assert entry["formula"] == "1.0e-3 + 2.0e-7·n·log2(n)"
     assert entry["complexity"] == "O(n log n)"
     assert model().to_json()["terms"] == []

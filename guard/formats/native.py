@@ -59,12 +59,17 @@ def loads_json(doc: Any, path: str) -> MeasurementSet:
     doc = r.obj(doc, "document")
     if doc.get("schema") != SCHEMA:
         raise r.fail("schema", f"expected {SCHEMA!r}, got {doc.get('schema')!r}")
-    params = [r.text(p, f"parameters[{i}]") for i, p in enumerate(r.arr(doc.get("parameters"), "parameters"))]
+    params = [
+        r.text(p, f"parameters[{i}]")
+        for i, p in enumerate(r.arr(doc.get("parameters"), "parameters"))
+    ]
     run_doc = r.obj(doc.get("run", {}), "run")
     machine = r.obj(run_doc.get("machine", {}), "run.machine")
     run = RunInfo(
-        commit=run_doc.get("commit"), branch=run_doc.get("branch"),
-        started=run_doc.get("started"), machine=machine,
+        commit=run_doc.get("commit"),
+        branch=run_doc.get("branch"),
+        started=run_doc.get("started"),
+        machine=machine,
     )
     kernels = []
     for k, kdoc in enumerate(r.arr(doc.get("kernels"), "kernels")):
@@ -87,12 +92,14 @@ def loads_json(doc: Any, path: str) -> MeasurementSet:
             points.append(Point(coords, values))
         unit = kdoc.get("unit")
         try:
-            kernels.append(Kernel(
-                name=r.text(kdoc.get("name"), f"{where}.name"),
-                metric=r.text(kdoc.get("metric", "time"), f"{where}.metric"),
-                unit=unit if isinstance(unit, str) else None,
-                points=tuple(points),
-            ))
+            kernels.append(
+                Kernel(
+                    name=r.text(kdoc.get("name"), f"{where}.name"),
+                    metric=r.text(kdoc.get("metric", "time"), f"{where}.metric"),
+                    unit=unit if isinstance(unit, str) else None,
+                    points=tuple(points),
+                )
+            )
         except ValueError as exc:
             raise r.fail(where, str(exc)) from None
     try:
@@ -105,7 +112,9 @@ def _parse(text: str, path: str) -> MeasurementSet:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+        raise FormatError(
+            f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno
+        ) from None
     return loads_json(doc, path)
 
 

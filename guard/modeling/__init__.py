@@ -40,7 +40,9 @@ def get_modeler(name: str) -> Modeler:
     try:
         return MODELERS[name]()
     except KeyError:
-        raise UsageError(f"unknown modeler {name!r}; choose one of: {', '.join(MODELERS)}") from None
+        raise UsageError(
+            f"unknown modeler {name!r}; choose one of: {', '.join(MODELERS)}"
+        ) from None
 
 
 @dataclass(frozen=True)

@@ -51,13 +51,17 @@ class ExhaustiveModeler:
         # Each leave-one-out fold must keep a residual degree of freedom: with P points
         # a hypothesis may have at most P - 3 coefficients (constant + P - 4 terms).
         usable = max(1, min(self.max_terms, len(x) - 4))
-        combos = [c for n in range(1, usable + 1) for c in itertools.combinations(range(len(terms)), n)]
+        combos = [
+            c for n in range(1, usable + 1) for c in itertools.combinations(range(len(terms)), n)
+        ]
         best_score = np.full(len(y), np.inf)
         best = [constant_fit(0.0, np.inf)] * len(y)
         for n in range(1, usable + 1):
             group = [c for c in combos if len(c) == n]
             idx = np.array(group)
-            design = np.concatenate([np.ones((len(group), len(x), 1)), basis[idx].transpose(0, 2, 1)], -1)
+            design = np.concatenate(
+                [np.ones((len(group), len(x), 1)), basis[idx].transpose(0, 2, 1)], -1
+            )
             for start in range(0, len(y), self.chunk):
                 rows = slice(start, start + self.chunk)
                 fit = fit_batch(design, y[rows])
@@ -72,13 +76,18 @@ class ExhaustiveModeler:
                         fitted_smape = float(smape(y[gk], fit.predicted[k, hk]))
                         best[gk] = Fitted(
                             float(coef[k, hk, 0]),
-                            tuple((float(coef[k, hk, 1 + j]), *terms[t]) for j, t in enumerate(group[hk])),
+                            tuple(
+                                (float(coef[k, hk, 1 + j]), *terms[t])
+                                for j, t in enumerate(group[hk])
+                            ),
                             fitted_smape,
                         )
         const = fit_batch(np.ones((1, len(x), 1)), y)
         c_loo = smape(y[:, None, :], const.loo_predicted)[:, 0]
         c_fit = smape(y, const.predicted[:, 0, :])
         return [
-            constant_fit(const.coefficients[k, 0, 0], c_fit[k]) if c_loo[k] <= best_score[k] else best[k]
+            constant_fit(const.coefficients[k, 0, 0], c_fit[k])
+            if c_loo[k] <= best_score[k]
+            else best[k]
             for k in range(len(y))
         ]

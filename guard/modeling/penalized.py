@@ -18,10 +18,9 @@ See docs/benchmarks.md for the tuning runs (seed 0) and the reported runs (seed 
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction as F
-
-import itertools
 
 import numpy as np
 
@@ -44,8 +43,15 @@ def default_terms() -> list[tuple[F, F]]:
 
 def integer_terms() -> list[tuple[F, F]]:
     """Terms that may pair up in two-term hypotheses."""
-    return [(F(0), F(1)), (F(0), F(2)), (F(1), F(0)), (F(1), F(1)), (F(2), F(0)),
-            (F(2), F(1)), (F(3), F(0))]
+    return [
+        (F(0), F(1)),
+        (F(0), F(2)),
+        (F(1), F(0)),
+        (F(1), F(1)),
+        (F(2), F(0)),
+        (F(2), F(1)),
+        (F(3), F(0)),
+    ]
 
 
 def term_cost(alpha: F, beta: F) -> float:
@@ -77,13 +83,17 @@ class PenalizedModeler:
         with np.errstate(divide="ignore"):
             return points * np.log(rss / points + self.floor**2) + self.prior_weight * cost
 
-    def _pairs(self, x: np.ndarray, y: np.ndarray) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray]:
+    def _pairs(
+        self, x: np.ndarray, y: np.ndarray
+    ) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray]:
         """Fit every pair of integer terms: (pairs, coefficients (K, H, 3), score (K, H))."""
         pairs = list(itertools.combinations(range(len(self.pair_terms)), 2))
         if not pairs or len(x) < 5:
             return [], np.zeros((len(y), 0, 3)), np.full((len(y), 0), np.inf)
         basis = power_log_basis(
-            x, as_fractions([a for a, _ in self.pair_terms]), as_fractions([b for _, b in self.pair_terms])
+            x,
+            as_fractions([a for a, _ in self.pair_terms]),
+            as_fractions([b for _, b in self.pair_terms]),
         )
         first, second = np.array(pairs).T
         design = np.stack([np.ones((len(pairs), len(x))), basis[first], basis[second]], -1)
@@ -91,7 +101,9 @@ class PenalizedModeler:
         coef = fit.coefficients
         feasible = fit.valid & (coef[..., 1:] > 0).all(-1) & (coef[..., 0] >= 0)
         rss = np.where(feasible, relative_rss(y, fit.predicted), np.inf)
-        cost = np.array([term_cost(*self.pair_terms[i]) + term_cost(*self.pair_terms[j]) for i, j in pairs])
+        cost = np.array(
+            [term_cost(*self.pair_terms[i]) + term_cost(*self.pair_terms[j]) for i, j in pairs]
+        )
         return pairs, coef, self._score(rss, cost, len(x)) + self.pair_penalty
 
     def fit(self, x: np.ndarray, y: np.ndarray) -> list[Fitted]:
@@ -105,7 +117,9 @@ class PenalizedModeler:
         rows = np.arange(len(y))
         pairs, pair_coef, pair_score = self._pairs(x, y)
         best_pair = np.argmin(pair_score, axis=1) if pairs else np.zeros(len(y), dtype=int)
-        use_pair = pair_score[rows, best_pair] < score[rows, best] if pairs else np.zeros(len(y), bool)
+        use_pair = (
+            pair_score[rows, best_pair] < score[rows, best] if pairs else np.zeros(len(y), bool)
+        )
         c_value, c_rss, c_smape = fit_constant(y)
         keep_constant = c_rss < self.constant_ratio * fits.rss[rows, best]
         out = []
@@ -116,11 +130,18 @@ class PenalizedModeler:
                 out.append(self._pair_fit(x, y[k], pairs[best_pair[k]], pair_coef[k, best_pair[k]]))
             else:
                 a, b = self.terms[h]
-                out.append(Fitted(float(fits.c0[k, h]), ((float(fits.c1[k, h]), a, b),),
-                                  float(fits.smape[k, h])))
+                out.append(
+                    Fitted(
+                        float(fits.c0[k, h]),
+                        ((float(fits.c1[k, h]), a, b),),
+                        float(fits.smape[k, h]),
+                    )
+                )
         return out
 
-    def _pair_fit(self, x: np.ndarray, y: np.ndarray, pair: tuple[int, int], coef: np.ndarray) -> Fitted:
+    def _pair_fit(
+        self, x: np.ndarray, y: np.ndarray, pair: tuple[int, int], coef: np.ndarray
+    ) -> Fitted:
         terms = tuple((float(c), *self.pair_terms[i]) for c, i in zip(coef[1:], pair))
         pred = coef[0] + sum(c * x ** float(a) * np.log2(x) ** float(b) for c, a, b in terms)
         smape = float(np.mean(np.abs(y - pred) / ((np.abs(y) + np.abs(pred)) / 2)) * 100)

@@ -52,8 +52,10 @@ class Factor:
     log_exponent: Fraction = Fraction(0)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "exponent", Fraction(self.exponent))
-        object.__setattr__(self, "log_exponent", Fraction(self.log_exponent))
+        for name in ("exponent", "log_exponent"):
+            value = getattr(self, name)
+            if type(value) is not Fraction:  # fitted models pass Fractions: skip the copy
+                object.__setattr__(self, name, Fraction(value))
 
     def evaluate(self, x: np.ndarray) -> np.ndarray:
         """Value of the factor at parameter values x (positive)."""
@@ -174,10 +176,16 @@ class Model:
 
     def lead_terms(self) -> tuple[Term, ...]:
         """Terms not dominated asymptotically by another term (the Big-O class)."""
-        growing = [t for t in self.terms if t.coefficient > 0 and any(
-            t.order(p) > (0, 0) for p in self.parameters)]
-        return tuple(t for t in growing if not any(
-            _dominates(o, t, self.parameters) for o in growing if o is not t))
+        growing = [
+            t
+            for t in self.terms
+            if t.coefficient > 0 and any(t.order(p) > (0, 0) for p in self.parameters)
+        ]
+        return tuple(
+            t
+            for t in growing
+            if not any(_dominates(o, t, self.parameters) for o in growing if o is not t)
+        )
 
     def lead_order(self, parameter: str | None = None) -> tuple[Fraction, Fraction]:
         """The highest (exponent, log exponent) of any growing term in a parameter."""

@@ -108,14 +108,20 @@ class RefiningModeler:
             take_r = (r_rss < best_rss) & ~take_l & active[:, None]
             shrink = ~take_l & ~take_r & active[:, None]
             old_smape = best_smape
-            new_smape = np.where(take_l, ev.smape[:, :4], np.where(take_r, ev.smape[:, 4:], best_smape))
+            new_smape = np.where(
+                take_l, ev.smape[:, :4], np.where(take_r, ev.smape[:, 4:], best_smape)
+            )
             best_rss = np.where(take_l, l_rss, np.where(take_r, r_rss, best_rss))
             best_c0 = np.where(take_l, ev.c0[:, :4], np.where(take_r, ev.c0[:, 4:], best_c0))
             best_c1 = np.where(take_l, ev.c1[:, :4], np.where(take_r, ev.c1[:, 4:], best_c1))
-            hi_n, hi_d = (np.where(take_l, best_n, np.where(shrink, rn, hi_n)),
-                          np.where(take_l, best_d, np.where(shrink, rd, hi_d)))
-            lo_n, lo_d = (np.where(take_r, best_n, np.where(shrink, ln, lo_n)),
-                          np.where(take_r, best_d, np.where(shrink, ld, lo_d)))
+            hi_n, hi_d = (
+                np.where(take_l, best_n, np.where(shrink, rn, hi_n)),
+                np.where(take_l, best_d, np.where(shrink, rd, hi_d)),
+            )
+            lo_n, lo_d = (
+                np.where(take_r, best_n, np.where(shrink, ln, lo_n)),
+                np.where(take_r, best_d, np.where(shrink, ld, lo_d)),
+            )
             best_n = np.where(take_l, ln, np.where(take_r, rn, best_n))
             best_d = np.where(take_l, ld, np.where(take_r, rd, best_d))
             best_smape = new_smape
@@ -139,6 +145,12 @@ class RefiningModeler:
                 continue
             value = Fraction(int(acc_n[i]), int(acc_d[i]))
             s = int(acc_s[i])
-            alpha, beta = (Fraction(0), value) if s == _ALPHA_SLICE else (value, Fraction(int(_FIXED_BETA[s])))
-            out.append(Fitted(float(acc_c0[i]), ((float(acc_c1[i]), alpha, beta),), float(acc_smape[i])))
+            alpha, beta = (
+                (Fraction(0), value)
+                if s == _ALPHA_SLICE
+                else (value, Fraction(int(_FIXED_BETA[s])))
+            )
+            out.append(
+                Fitted(float(acc_c0[i]), ((float(acc_c1[i]), alpha, beta),), float(acc_smape[i]))
+            )
         return out

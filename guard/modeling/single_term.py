@@ -44,21 +44,17 @@ def fit_single_terms(
     shared = np.ndim(alpha) == 1
     if shared:
         t = power_log_basis(x, alpha, beta)  # (H, P)
-        design2 = np.stack([np.ones_like(t), t], -1)
     else:
         k, h = np.shape(alpha)
         t = power_log_basis(x, np.ravel(alpha), np.ravel(beta)).reshape(k, h, -1)
-        design2 = np.stack([np.ones_like(t), t], -1)
-    full = fit_batch(design2, y, loo=False)
-    c0, c1 = full.coefficients[..., 0], full.coefficients[..., 1]
-    pred = full.predicted
+    c0, c1, c1_origin, valid = _weighted_lines(t, y)
     if nonnegative_constant:
-        origin = fit_batch(design2[..., 1:], y, loo=False)
         neg = c0 < 0
         c0 = np.where(neg, 0.0, c0)
-        c1 = np.where(neg, origin.coefficients[..., 0], c1)
-        pred = np.where(neg[..., None], origin.predicted, pred)
-    feasible = full.valid & (c1 > 0) & np.isfinite(pred).all(-1)
+        c1 = np.where(neg, c1_origin, c1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        pred = c0[..., None] + c1[..., None] * t
+    feasible = valid & (c1 > 0) & np.isfinite(pred).all(-1)
     rss = np.where(feasible, relative_rss(y, pred), np.inf)
     return SingleTermFits(
         c0=c0,
@@ -66,6 +62,37 @@ def fit_single_terms(
         rss=rss,
         smape=np.where(feasible, smape(y[:, None, :], pred), np.inf),
     )
+
+
+def _weighted_lines(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Closed-form relative-weighted fits of y ~ c0 + c1*t and y ~ c1*t for all (K, H).
+
+    t is (H, P) shared by all kernels or (K, H, P).  The five weighted sums of the 2x2
+    normal equations are matrix products, so this is BLAS work instead of K*H solves.
+    Columns and values are scaled to at most 1 first, for the conditioning.
+    """
+    t_max = np.max(np.abs(t), axis=-1, keepdims=True)
+    t_max = np.where(t_max > 0, t_max, 1.0)
+    ts = t / t_max
+    y_max = np.max(y, axis=-1, keepdims=True)
+    ys = y / y_max
+    w = 1.0 / ys**2
+    wy = w * ys
+    if ts.ndim == 2:
+        s1, s2, sty = w @ ts.T, w @ (ts * ts).T, wy @ ts.T
+    else:
+        s1 = np.einsum("kp,khp->kh", w, ts)
+        s2 = np.einsum("kp,khp->kh", w, ts * ts)
+        sty = np.einsum("kp,khp->kh", wy, ts)
+    s0, sy = w.sum(-1, keepdims=True), wy.sum(-1, keepdims=True)
+    det = s0 * s2 - s1 * s1
+    valid = det > 1e-12 * s0 * s2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = y_max / t_max[..., 0]  # (K, H) for shared and per-kernel terms alike
+        c1 = (s0 * sty - s1 * sy) / det * scale
+        c0 = (s2 * sy - s1 * sty) / det * y_max
+        c1_origin = sty / s2 * scale
+    return c0, c1, c1_origin, valid
 
 
 def fit_constant(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,0 +1,169 @@
+"""``perfguard model`` end to end, as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+EXAMPLE = Path(__file__).parent.parent / "examples" / "python-kernels.json"
+MODEL_KEYS = {
+    "kernel",
+    "metric",
+    "parameters",
+    "constant",
+    "terms",
+    "formula",
+    "complexity",
+    "smape",
+    "noise",
+}
+
+
+def perfguard(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "guard.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def write_text_file(
+    path: Path, rows: dict[str, list[float]], points=(16, 32, 64, 128, 256)
+) -> Path:
+    lines = ["PARAMETER n", "POINTS " + " ".join(f"( {p} )" for p in points)]
+    for name, values in rows.items():
+        lines += ["METRIC time", f"REGION {name}"] + [f"DATA {v!r} {v * 1.01!r}" for v in values]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_json_follows_models_contract(tmp_path: Path) -> None:
+    result = perfguard("model", EXAMPLE, "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["schema"] == "perfguard/models@1"
+    assert {m["kernel"] for m in doc["models"]} == {
+        "dict_lookup",
+        "bisect",
+        "sum",
+        "sorted",
+        "pair_loop",
+    }
+    for model in doc["models"]:
+        assert MODEL_KEYS <= set(model)
+        assert model["parameters"] == ["n"]
+        assert isinstance(model["constant"], float)
+        assert model["complexity"].startswith("O(")
+        assert isinstance(model["noise"], float)
+        for term in model["terms"]:
+            assert isinstance(term["coefficient"], float)
+            for factor in term["factors"]:
+                assert set(factor) == {"parameter", "exponent", "log_exponent"}
+                Fraction(factor["exponent"]), Fraction(factor["log_exponent"])  # exact fractions
+    by_name = {m["kernel"]: m for m in doc["models"]}
+    assert by_name["dict_lookup"]["terms"] == [] and by_name["dict_lookup"]["complexity"] == "O(1)"
+    assert by_name["sum"]["complexity"] == "O(n)"
+    assert by_name["sorted"]["complexity"] == "O(n log n)"
+    assert by_name["pair_loop"]["complexity"] == "O(n^2)"
+
+
+def test_output_is_deterministic(tmp_path: Path) -> None:
+    first = perfguard("model", EXAMPLE, "--json").stdout
+    second = perfguard("model", EXAMPLE, "--json").stdout
+    assert first == second and first
+
+
+def test_terminal_table_lists_models() -> None:
+    result = perfguard("model", EXAMPLE)
+    assert result.returncode == 0
+    for text in ("kernel", "complexity", "pair_loop", "O(n^2)"):
+        assert text in result.stdout
+
+
+@pytest.mark.parametrize("modeler", ["default", "refining", "exhaustive"])
+def test_every_modeler_runs(modeler: str) -> None:
+    result = perfguard("model", EXAMPLE, "--modeler", modeler, "--json")
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads(result.stdout)["models"]) == 5
+
+
+def test_malformed_file_is_one_line_with_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("PARAMETER n\nPOINTS ( 1 ) ( 2 )\nMETRIC time\nREGION r\nDATA 1.0\nDATA abc\n")
+    result = perfguard("model", bad)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{bad}:6" in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_kernels_are_skipped_and_the_rest_modelled(tmp_path: Path) -> None:
+    path = write_text_file(
+        tmp_path / "m.txt",
+        {
+            "good": [1.6, 3.2, 6.4, 12.8, 25.6],
+            "nan": [1.0, float("nan"), 1.0, 1.0, 1.0],
+            "negative": [1.0, -2.0, 1.0, 1.0, 1.0],
+        },
+    )
+    result = perfguard("model", path, "--json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert [m["kernel"] for m in doc["models"]] == ["good"]
+    assert {s["kernel"] for s in doc["skipped"]} == {"nan", "negative"}
+    assert "skipped" in result.stderr and "NaN value" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_nothing_modellable_is_an_error(tmp_path: Path) -> None:
+    path = write_text_file(tmp_path / "m.txt", {"short": [1.0, 2.0, 3.0]}, points=(1, 2, 3))
+    result = perfguard("model", path)
+    assert result.returncode == 2
+    assert "only 3 distinct points" in result.stderr
+    assert "no kernel could be modelled" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--modeler", "nope"], "unknown modeler 'nope'"),
+        (["--format", "nope"], "unknown format 'nope'"),
+    ],
+)
+def test_bad_options_exit_2_before_reading(args: list[str], message: str) -> None:
+    result = perfguard("model", "does-not-exist.txt", *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_missing_file_exit_2() -> None:
+    result = perfguard("model", "does-not-exist.txt")
+    assert result.returncode == 2
+    assert "does-not-exist.txt: no such file" in result.stderr
+
+
+def test_forced_format_mismatch_names_the_file(tmp_path: Path) -> None:
+    result = perfguard("model", EXAMPLE, "--format", "extrap-text")
+    assert result.returncode == 2
+    assert str(EXAMPLE) in result.stderr and "Traceback" not in result.stderr
+
+
+def test_several_inputs_are_labelled(tmp_path: Path) -> None:
+    other = write_text_file(tmp_path / "m.txt", {"lin": [1.6, 3.2, 6.4, 12.8, 25.6]})
+    doc = json.loads(perfguard("model", EXAMPLE, other, "--json").stdout)
+    assert {m["input"] for m in doc["models"]} == {str(EXAMPLE), str(other)}
+
+
+def test_help_and_version() -> None:
+    assert "model" in perfguard("--help").stdout
+    assert perfguard("--version").stdout.startswith("perfguard ")
+    assert perfguard("model", "--help").returncode == 0
