@@ -37,20 +37,15 @@ class BatchFit:
     valid: np.ndarray  # (K, H): the system was solvable and finite
 
 
-def fit_batch(
-    design: np.ndarray, y: np.ndarray, emphasis: np.ndarray | None = None, loo: bool = True
-) -> BatchFit:
+def fit_batch(design: np.ndarray, y: np.ndarray, loo: bool = True) -> BatchFit:
     """Fit y (K, P) against designs (H, P, m) or per-kernel designs (K, H, P, m).
 
-    ``emphasis`` (P,) multiplies the relative weights, e.g. to favour the largest sizes.
     ``loo=False`` skips the leave-one-out predictions (returned as NaN) for speed.
     """
     y = np.asarray(y, dtype=float)
     if design.ndim == 3:
         design = design[None]
     w = 1.0 / y**2
-    if emphasis is not None:
-        w = w * np.asarray(emphasis, dtype=float)[None, :]
     root = np.sqrt(w)
     # Weighted rows, then unit-norm columns: the normal matrix gets a unit diagonal, so
     # relative weights spanning many decades do not make the solve ill-conditioned.
