@@ -44,8 +44,13 @@ def pair_loop(data: list[int], n: int) -> int:
     return count
 
 
-KERNELS = {"dict_lookup": dict_lookup, "bisect": bisect_search, "sum": total,
-           "sorted": sort_copy, "pair_loop": pair_loop}
+KERNELS = {
+    "dict_lookup": dict_lookup,
+    "bisect": bisect_search,
+    "sum": total,
+    "sorted": sort_copy,
+    "pair_loop": pair_loop,
+}
 
 
 def seconds(fn, data, n: int) -> float:
@@ -68,17 +73,25 @@ def main(out: str) -> None:
         points = []
         for n in SIZES:
             values = [rng.random() for _ in range(n)]
-            data = {i: i for i in range(n)} if name == "dict_lookup" else (
-                sorted(range(n)) if name == "bisect" else [int(v * 256) for v in values])
+            data = (
+                {i: i for i in range(n)}
+                if name == "dict_lookup"
+                else (sorted(range(n)) if name == "bisect" else [int(v * 256) for v in values])
+            )
             # Values below 256 are CPython's cached ints: sorting them measures the
             # algorithm, not cache misses from chasing heap objects in random order.
             reps = [seconds(fn, data, n) for _ in range(REPETITIONS)]
             points.append({"at": {"n": n}, "values": reps})
         kernels.append({"name": name, "metric": "time", "unit": "s", "points": points})
-    doc = {"schema": "perfguard/measurements@1", "parameters": ["n"],
-           "run": {"started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                   "machine": {"python": platform.python_version(), "machine": platform.machine()}},
-           "kernels": kernels}
+    doc = {
+        "schema": "perfguard/measurements@1",
+        "parameters": ["n"],
+        "run": {
+            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "machine": {"python": platform.python_version(), "machine": platform.machine()},
+        },
+        "kernels": kernels,
+    }
     with open(out, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
