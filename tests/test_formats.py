@@ -583,3 +583,14 @@ def test_native_round_trip_is_exact(mset: MeasurementSet) -> None:
     text = native.dumps(mset)
     assert formats.detect(text, "rt.json") == "perfguard"
     assert formats.parse(text, "rt.json") == mset
+
+
+@pytest.mark.parametrize(
+    "head",
+    ['{"schema": "perfguard/measurements@1", "x": ', '{"parameters": ["p"], "measurements": '],
+)
+def test_deeply_nested_json_is_a_format_error(tmp_path: Path, head: str) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(head + "[" * 100_000)
+    with pytest.raises(FormatError, match="nested too deeply"):
+        formats.load(path)

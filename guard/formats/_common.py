@@ -1,4 +1,4 @@
-"""Helpers shared by the Extra-P family of importers: sniffing, number checks, accumulation."""
+"""Helpers shared by the importers: JSON decoding, sniffing, number checks, accumulation."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ __all__ = [
     "SNIFF_BYTES",
     "KernelTable",
     "build_set",
+    "decode_json",
     "json_number",
     "json_values",
     "top_level_keys",
@@ -24,6 +25,19 @@ __all__ = [
 DEFAULT_METRIC = "time"
 DEFAULT_CALLPATH = "<root>"
 SNIFF_BYTES = 4096
+
+
+def decode_json(text: str, path: str) -> Any:
+    """Decode a whole JSON document; errors become FormatError naming path:line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(
+            f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno
+        ) from None
+    except RecursionError:
+        raise FormatError("invalid JSON: nested too deeply", path) from None
+
 
 # A JSON string (possibly cut off by the sniff window), a structural character, or a scalar.
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[{}\[\]:,;]|[^\s{}\[\]:,;"]+')

@@ -23,7 +23,14 @@ from typing import Any
 from ..errors import FormatError
 from ..measurements import MeasurementSet
 from . import Importer, register
-from ._common import KernelTable, build_set, json_number, json_values, top_level_keys
+from ._common import (
+    KernelTable,
+    build_set,
+    decode_json,
+    json_number,
+    json_values,
+    top_level_keys,
+)
 
 __all__: list[str] = []
 
@@ -185,14 +192,7 @@ def _listed(value: Any) -> list[Any]:
 
 
 def _parse(text: str, path: str) -> MeasurementSet:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(
-            f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno
-        ) from None
-    except RecursionError:
-        raise FormatError("invalid JSON: nested too deeply", path) from None
+    doc = decode_json(text, path)
     doc = _object(doc, "document", path)
     return _parse_legacy(doc, path) if "callpaths" in doc else _parse_current(doc, path)
 

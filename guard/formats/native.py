@@ -9,6 +9,7 @@ from typing import Any
 from ..errors import FormatError
 from ..measurements import SCHEMA, Kernel, MeasurementSet, Point, RunInfo
 from . import Importer, register
+from ._common import decode_json
 
 __all__ = ["dumps", "loads_json"]
 
@@ -109,12 +110,7 @@ def loads_json(doc: Any, path: str) -> MeasurementSet:
 
 
 def _parse(text: str, path: str) -> MeasurementSet:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(
-            f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno
-        ) from None
+    doc = decode_json(text, path)
     return loads_json(doc, path)
 
 
