@@ -25,7 +25,15 @@ __all__ = ["MODELERS", "Modeler", "Skipped", "ModelingResult", "get_modeler", "m
 class Modeler(Protocol):
     name: str
 
-    def fit(self, x: np.ndarray, y: np.ndarray) -> list[Fitted]: ...
+    def fit(
+        self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None
+    ) -> list[Fitted]:
+        """Model every row of y (K, P) measured at x (P,).
+
+        ``noise`` (K,) is each kernel's seed-004 range of relative deviation (NaN where a
+        kernel has no repetitions); modelers that adapt to noise read it, others ignore it.
+        """
+        ...
 
 
 MODELERS: dict[str, Callable[[], Modeler]] = {
@@ -77,7 +85,8 @@ def model_measurements(mset: MeasurementSet, modeler: str | Modeler = "default")
     fitted: dict[tuple[str, str], Model] = {}
     for xs, kernels in groups.items():
         y, noise = _aggregate(kernels)
-        for kernel, fit, nz in zip(kernels, impl.fit(np.array(xs), y), noise):
+        rrd = np.array([np.nan if n is None else n for n in noise])
+        for kernel, fit, nz in zip(kernels, impl.fit(np.array(xs), y, rrd), noise):
             fitted[kernel.key] = _to_model(kernel, mset.parameters[0], fit, nz)
     ordered = tuple(fitted[k.key] for k in mset.kernels if k.key in fitted)
     return ModelingResult(ordered, tuple(skipped))

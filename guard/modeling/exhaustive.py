@@ -42,8 +42,10 @@ class ExhaustiveModeler:
         pairs = itertools.product(self.poly_exponents, self.log_exponents)
         return [(F(a), F(b)) for a, b in pairs if (a, b) != (0, 0)]
 
-    def fit(self, x: np.ndarray, y: np.ndarray) -> list[Fitted]:
-        """Model every row of y (K, P) measured at x (P,)."""
+    def fit(
+        self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None
+    ) -> list[Fitted]:
+        """Model every row of y (K, P) measured at x (P,); ``noise`` (K,) is not used here."""
         terms = self._terms()
         basis = power_log_basis(
             x, np.array([float(a) for a, _ in terms]), np.array([float(b) for _, b in terms])

@@ -80,8 +80,10 @@ class RefiningModeler:
             best_rss = np.where(better, rss, best_rss)
         return best_val, self._evaluate(x, y, best_val, np.ones((k, 4)))
 
-    def fit(self, x: np.ndarray, y: np.ndarray) -> list[Fitted]:
-        """Model every row of y (K, P) measured at x (P,)."""
+    def fit(
+        self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None
+    ) -> list[Fitted]:
+        """Model every row of y (K, P) measured at x (P,); ``noise`` (K,) is not used here."""
         k = len(y)
         start, ev = self._integer_start(x, y)
         best_n, best_d = start.astype(np.int64), np.ones((k, 4), dtype=np.int64)
