@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, kernel_problems
 from .exhaustive import ExhaustiveModeler
+from .multi_parameter import model_multi_parameter
 from .noise import range_of_relative_deviation, rrd_batch
 from .penalized import PenalizedModeler
 from .pmnf import Factor, Model, Term
@@ -71,12 +72,12 @@ class ModelingResult:
 def model_measurements(mset: MeasurementSet, modeler: str | Modeler = "default") -> ModelingResult:
     """Model every kernel that can be modelled; report the others with their reasons."""
     impl = get_modeler(modeler) if isinstance(modeler, str) else modeler
+    if len(mset.parameters) > 1:
+        return _model_multi(mset, impl)
     skipped: list[Skipped] = []
     groups: dict[tuple[float, ...], list[Kernel]] = defaultdict(list)
     for kernel in mset.kernels:
         problems = kernel_problems(kernel)
-        if len(mset.parameters) > 1:
-            problems.append("models of more than one parameter are not supported yet")
         if problems:
             skipped.append(Skipped(kernel.name, kernel.metric, tuple(problems)))
             continue
@@ -90,6 +91,19 @@ def model_measurements(mset: MeasurementSet, modeler: str | Modeler = "default")
             fitted[kernel.key] = _to_model(kernel, mset.parameters[0], fit, nz)
     ordered = tuple(fitted[k.key] for k in mset.kernels if k.key in fitted)
     return ModelingResult(ordered, tuple(skipped))
+
+
+def _model_multi(mset: MeasurementSet, impl: Modeler) -> ModelingResult:
+    """Several parameters: lines of points per parameter, then their combinations."""
+    models: list[Model] = []
+    skipped: list[Skipped] = []
+    results = model_multi_parameter(mset.kernels, tuple(mset.parameters), impl)
+    for kernel, result in zip(mset.kernels, results):
+        if isinstance(result, Model):
+            models.append(result)
+        else:
+            skipped.append(Skipped(kernel.name, kernel.metric, tuple(result)))
+    return ModelingResult(tuple(models), tuple(skipped))
 
 
 def _aggregate(kernels: list[Kernel]) -> tuple[np.ndarray, list[float | None]]:

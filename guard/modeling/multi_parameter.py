@@ -1,0 +1,468 @@
+"""Multi-parameter PMNF models: lines per parameter, then additive / multiplicative combinations.
+
+Seed 004 (Sec. III) and Extra-P's multi-parameter modeler: every parameter is first
+modelled on its own, on a *line* of at least five points along which only that
+parameter varies; the growing terms found on the lines are then combined into
+multi-parameter hypotheses whose coefficients are fitted on all points, and the
+hypothesis with the smallest cross-validated SMAPE wins.
+
+* **Lines.** For parameter p the points are grouped by the values of the other
+  parameters; the group with the most distinct values of p is p's line (ties: the
+  smallest fixed values, where Extra-P measures its lines). Fewer than five values
+  means the kernel cannot be modelled. With ``lines="average"`` (the default, like
+  Extra-P's default point selection) the values along every parallel line over the same
+  values of p are averaged first: on a full grid this lifts a multiplicative effect far
+  above the noise of the smallest line (simulated 5x5 grids at 1% noise: 78% -> 99% of
+  random 2-parameter functions recovered exactly). ``lines="smallest"`` uses the one line.
+* **Shapes.** The single-parameter modeler fits every line (kernels sharing a line's
+  x-values in one vectorised call). A parameter's *shape* is its fitted growing terms
+  with their ratios frozen, lead term scaled to one (``x^2 + 0.3·x``); a parameter whose
+  line is constant drops out of the model.
+* **Hypotheses.** For the a parameters that matter (a >= 2 needs a point off the lines,
+  or additive and multiplicative cannot be told apart): every set partition of them
+  into products, each optionally extended by pairwise-disjoint proper sub-products of
+  its groups, with at most a terms in all (:func:`combination_hypotheses`; for two and
+  three parameters these are exactly Extra-P's 4 and 23 forms), plus the same forms over
+  every non-empty proper subset of the parameters (a parameter that looked like it
+  mattered on its line may not across the grid).
+* **Fit.** ``c0 + sum C_j * prod(shape_p)`` by least squares with relative (1/y^2)
+  weights on all points, one batched solve per term count; a negative c0 is refitted
+  through the origin, and a hypothesis counts only if every C_j > 0.
+* **Choice.** Leave-one-out SMAPE over all P points (exact hat-matrix LOO). Hypotheses
+  within ``best * (NEAR_TIE_RELATIVE + NEAR_TIE_POINTS / P) + NEAR_TIE_ABSOLUTE`` of the
+  best are near-ties (0.1 + 1/P relative: 0.2 on the 10-point two-parameter minimum,
+  0.14 on a 5x5 grid); among them the fewest terms, then fewest factors, then the
+  smallest LOO SMAPE, then the first candidate (all parameters before subsets,
+  :func:`combination_hypotheses` order) wins.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from ..measurements import Kernel, Point, kernel_problems
+from .fitting import fit_batch, smape
+from .noise import range_of_relative_deviation, rrd_batch
+from .pmnf import Factor, Model, Term
+from .result import Fitted
+from .single_term import fit_constant
+
+if TYPE_CHECKING:
+    from . import Modeler
+
+__all__ = [
+    "MIN_LINE_POINTS",
+    "NEAR_TIE_ABSOLUTE",
+    "NEAR_TIE_POINTS",
+    "NEAR_TIE_RELATIVE",
+    "combination_hypotheses",
+    "model_multi_parameter",
+]
+
+MIN_LINE_POINTS = 5
+# Nested hypotheses (x·y versus x + x·y) tie up to noise; a larger one must beat a
+# simpler one by more than this to be chosen. Non-nested wrong forms miss far points
+# by tens of percent at low noise, so the margin costs no accuracy there. Simulated
+# 2- and 3-parameter grids at 1-5% noise: 0.1 to 0.25 best, 0 and 0.5 worse.
+NEAR_TIE_RELATIVE = 0.10
+NEAR_TIE_POINTS = 1.0  # plus this over the number of points: LOO scatters more with few
+NEAR_TIE_ABSOLUTE = 0.01  # percentage points of SMAPE, for (nearly) exact data
+
+Hypothesis = tuple[tuple[int, ...], ...]  # terms, each a product of parameter positions
+Shape = tuple[tuple[float, Fraction, Fraction], ...]  # (ratio, exponent, log exponent)
+
+
+def combination_hypotheses(count: int) -> list[Hypothesis]:
+    """Ways to combine ``count`` parameters, each term a tuple of parameter positions.
+
+    Set partitions into products, each with optional pairwise-disjoint proper
+    sub-products of its groups, at most ``count`` terms in all, simplest first.
+    """
+    seen: dict[Hypothesis, None] = {}
+    for groups in _set_partitions(tuple(range(count))):
+        subproducts = [s for g in groups for s in _proper_subsets(g)]
+        for extra in range(count - len(groups) + 1):
+            for extras in itertools.combinations(subproducts, extra):
+                if _disjoint(extras):
+                    seen.setdefault(_canonical(groups + list(extras)), None)
+    return sorted(seen, key=lambda h: (*_complexity(h), h))
+
+
+def model_multi_parameter(
+    kernels: Sequence[Kernel],
+    parameters: tuple[str, ...],
+    modeler: Modeler,
+    *,
+    lines: Literal["average", "smallest"] = "average",
+) -> list[Model | tuple[str, ...]]:
+    """For each kernel in order, its multi-parameter model or the reasons it has none."""
+    if lines not in ("average", "smallest"):
+        raise ValueError(f"lines must be 'average' or 'smallest', not {lines!r}")
+    out: list[Model | tuple[str, ...]] = []
+    prepared: dict[int, _Prepared] = {}  # position in ``kernels`` -> modellable kernel
+    line_cache: dict[tuple[tuple[float, ...], ...], tuple[_Line, ...] | tuple[str, ...]] = {}
+    for i, kernel in enumerate(kernels):
+        item = _prepare(kernel, parameters, line_cache)
+        out.append(item if isinstance(item, tuple) else ())
+        if isinstance(item, _Prepared):
+            prepared[i] = item
+    shapes = _line_shapes(prepared, len(parameters), modeler, lines == "average")
+    groups: dict[tuple[bytes, tuple[int, ...]], list[int]] = defaultdict(list)
+    for i, item in prepared.items():
+        active = tuple(p for p, s in enumerate(shapes[i]) if s)
+        if len(active) >= 2 and not item.off_line:
+            out[i] = (_off_line_reason(item, active, parameters),)
+        elif not active:
+            out[i] = _constant_model(item, parameters)
+        else:
+            groups[(item.at.tobytes(), active)].append(i)
+    for members in groups.values():
+        fitted = _fit_combinations([prepared[i] for i in members], [shapes[i] for i in members])
+        for i, (hypothesis, coef, sm) in zip(members, fitted):
+            out[i] = _build_model(prepared[i], parameters, shapes[i], hypothesis, coef, sm)
+    return out
+
+
+# --- preparing kernels: medians, lines ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Line:
+    """The points (indices into the sorted points) along which one parameter varies."""
+
+    parameter: int
+    fixed: tuple[float, ...]  # the other parameters' values, in parameter order
+    indices: tuple[int, ...]  # ordered by increasing value of the parameter
+    x: tuple[float, ...]
+    parallel: tuple[tuple[int, ...], ...]  # every line over the same x (indices, in x order)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    kernel: Kernel
+    at: np.ndarray  # (P, m) coordinates, sorted
+    y: np.ndarray  # (P,) medians of the repetitions
+    noise: float | None
+    lines: tuple[_Line, ...]
+
+    @property
+    def off_line(self) -> bool:
+        on = {i for line in self.lines for i in line.indices}
+        return len(on) < len(self.y)
+
+
+def _prepare(
+    kernel: Kernel,
+    parameters: tuple[str, ...],
+    cache: dict[tuple[tuple[float, ...], ...], tuple[_Line, ...] | tuple[str, ...]],
+) -> _Prepared | tuple[str, ...]:
+    wrong = [p.at for p in kernel.points if len(p.at) != len(parameters)]
+    if wrong:
+        return (
+            f"point {wrong[0]} has {len(wrong[0])} coordinates, expected {len(parameters)} "
+            f"({', '.join(parameters)})",
+        )
+    problems = kernel_problems(kernel)
+    points = sorted(kernel.points, key=lambda p: p.at)
+    coords = tuple(dict.fromkeys(p.at for p in points))
+    if coords not in cache:
+        cache[coords] = _find_lines(coords, parameters)
+    lines = cache[coords]
+    if problems or isinstance(lines[0], str):
+        return tuple(problems) + tuple(r for r in lines if isinstance(r, str))
+    y, noise = _medians_and_noise(points)
+    return _Prepared(
+        kernel=kernel,
+        at=np.array([p.at for p in points], dtype=float),
+        y=y,
+        noise=noise,
+        lines=tuple(line for line in lines if isinstance(line, _Line)),
+    )
+
+
+def _medians_and_noise(points: Sequence[Point]) -> tuple[np.ndarray, float | None]:
+    """Median of each point's repetitions, and the kernel's seed-004 rrd."""
+    if len({len(p.values) for p in points}) == 1:  # the common case: one array
+        values = np.array([p.values for p in points], dtype=float)
+        rrd = float(rrd_batch(values[None])[0])
+        return np.median(values, axis=1), None if np.isnan(rrd) else rrd
+    medians = np.array([statistics.median(p.values) for p in points], dtype=float)
+    return medians, range_of_relative_deviation([p.values for p in points])
+
+
+def _find_lines(
+    coords: tuple[tuple[float, ...], ...], parameters: tuple[str, ...]
+) -> tuple[_Line, ...] | tuple[str, ...]:
+    """Each parameter's line, or a reason per parameter without one."""
+    lines: list[_Line] = []
+    reasons: list[str] = []
+    for p, name in enumerate(parameters):
+        by_fixed: dict[tuple[float, ...], list[int]] = defaultdict(list)
+        for i, at in enumerate(coords):
+            by_fixed[at[:p] + at[p + 1 :]].append(i)
+        fixed, indices = min(by_fixed.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        if len(indices) < MIN_LINE_POINTS:
+            reasons.append(_line_reason(name, parameters, p, fixed, len(indices)))
+            continue
+        indices.sort(key=lambda i: coords[i][p])
+        x = tuple(coords[i][p] for i in indices)
+        parallel = [
+            tuple(sorted(group, key=lambda i: coords[i][p]))
+            for group in by_fixed.values()
+            if sorted(coords[i][p] for i in group) == list(x)
+        ]
+        lines.append(_Line(p, fixed, tuple(indices), x, tuple(parallel)))
+    return tuple(reasons) if reasons else tuple(lines)
+
+
+def _line_reason(
+    name: str, parameters: tuple[str, ...], p: int, fixed: tuple[float, ...], count: int
+) -> str:
+    others = [q for q in parameters if q != name]
+    where = ", at " + ", ".join(f"{q}={v:g}" for q, v in zip(others, fixed)) if others else ""
+    return (
+        f"no line of {MIN_LINE_POINTS} points varying only {name} with the others fixed "
+        f"(at most {count}{where}); measure {MIN_LINE_POINTS - count} more value(s) of "
+        f"{name} there"
+    )
+
+
+def _off_line_reason(item: _Prepared, active: tuple[int, ...], parameters: tuple[str, ...]) -> str:
+    names = [parameters[p] for p in active]
+    suggestion = item.at[item.lines[0].indices[0]].tolist()
+    for p in active:
+        suggestion[p] = item.lines[p].x[-1]
+    at = "(" + ", ".join(f"{v:g}" for v in suggestion) + ")"
+    return (
+        f"{' and '.join(names)} each change the value, but no point lies off the lines, so "
+        f"additive and multiplicative effects cannot be told apart; measure at least one "
+        f"point away from the lines, e.g. at {at}"
+    )
+
+
+# --- single-parameter models on the lines ------------------------------------------------
+
+
+def _line_shapes(
+    prepared: dict[int, _Prepared], count: int, modeler: Modeler, average: bool
+) -> dict[int, list[Shape]]:
+    """Per kernel and parameter, the growing terms of the line model (empty: constant)."""
+    shapes: dict[int, list[Shape]] = {k: [() for _ in range(count)] for k in prepared}
+    for p in range(count):
+        by_x: dict[tuple[float, ...], list[int]] = defaultdict(list)
+        for k, item in prepared.items():
+            by_x[item.lines[p].x].append(k)
+        for x, members in by_x.items():
+            y = np.stack([_line_values(prepared[k], p, average) for k in members])
+            noise = np.array([_nan_if_none(prepared[k].noise) for k in members])
+            for k, fit in zip(members, modeler.fit(np.array(x), y, noise)):
+                shapes[k][p] = _shape(fit)
+    return shapes
+
+
+def _line_values(item: _Prepared, p: int, average: bool) -> np.ndarray:
+    """Values along p's line, or their mean over every parallel line (in x order)."""
+    line = item.lines[p]
+    if not average:
+        return item.y[list(line.indices)]
+    return item.y[np.array(line.parallel)].mean(axis=0)
+
+
+def _nan_if_none(value: float | None) -> float:
+    return float("nan") if value is None else value
+
+
+def _shape(fit: Fitted) -> Shape:
+    """Growing terms with their ratio to the lead (highest-order) term, lead first."""
+    growing = [
+        (c, Fraction(a), Fraction(b))
+        for c, a, b in fit.terms
+        if c > 0 and np.isfinite(c) and (a, b) > (0, 0)
+    ]
+    if not growing:
+        return ()
+    growing.sort(key=lambda t: (t[1], t[2]), reverse=True)
+    lead = growing[0][0]
+    return tuple((c / lead, a, b) for c, a, b in growing)
+
+
+def _shape_values(shape: Shape, x: np.ndarray) -> np.ndarray:
+    total = np.zeros_like(x)
+    for ratio, a, b in shape:
+        total = total + ratio * Factor("_", a, b).evaluate(x)
+    return total
+
+
+# --- combining the shapes on all points --------------------------------------------------
+
+
+def _fit_combinations(
+    items: list[_Prepared], shapes: list[list[Shape]]
+) -> list[tuple[Hypothesis, np.ndarray, float]]:
+    """Best hypothesis per kernel (sharing points and active parameters) with its fit.
+
+    Returns (hypothesis over parameter positions, [c0, C_1..C_t], in-sample SMAPE).
+    """
+    at = items[0].at
+    active = tuple(p for p, s in enumerate(shapes[0]) if s)
+    y = np.stack([item.y for item in items])
+    cache: dict[tuple[Shape, int], np.ndarray] = {}  # kernels often share shapes
+    for s in shapes:
+        for p in active:
+            if (s[p], p) not in cache:
+                cache[(s[p], p)] = _shape_values(s[p], at[:, p])
+    columns = {p: np.stack([cache[(s[p], p)] for s in shapes]) for p in active}
+    hypotheses = _candidates(active)
+    by_terms: dict[int, list[int]] = defaultdict(list)
+    for h, hyp in enumerate(hypotheses):
+        by_terms[len(hyp)].append(h)
+    k, n_h = len(items), len(hypotheses)
+    cv = np.full((k, n_h), np.inf)
+    fit_smape = np.full((k, n_h), np.inf)
+    coef = np.zeros((k, n_h, max(by_terms) + 1))
+    for t, hs in by_terms.items():
+        design = np.stack(
+            [np.stack([_product(columns, term) for term in hypotheses[h]], -1) for h in hs], 1
+        )  # (K, H_t, P, t)
+        c, pred, loo = _fit_nonnegative_constant(design, y)
+        feasible = np.isfinite(c).all(-1) & (c[..., 1:] > 0).all(-1)
+        cv[:, hs] = np.where(feasible, smape(y[:, None, :], loo), np.inf)
+        fit_smape[:, hs] = np.where(feasible, smape(y[:, None, :], pred), np.inf)
+        coef[:, hs, : t + 1] = np.where(feasible[..., None], c, 0.0)
+    best = _choose(cv, np.array([_complexity(h) for h in hypotheses]), y.shape[1])
+    out: list[tuple[Hypothesis, np.ndarray, float]] = []
+    for i, h in enumerate(best):
+        if h < 0:  # no hypothesis with growing terms fits: the constant model
+            value, _, sm = fit_constant(y[i : i + 1])
+            out.append(((), np.array([value[0]]), float(sm[0])))
+        else:
+            n_coef = len(hypotheses[h]) + 1
+            out.append((hypotheses[h], coef[i, h, :n_coef], float(fit_smape[i, h])))
+    return out
+
+
+def _product(columns: dict[int, np.ndarray], term: tuple[int, ...]) -> np.ndarray:
+    out = columns[term[0]]
+    for p in term[1:]:
+        out = out * columns[p]
+    return out
+
+
+def _fit_nonnegative_constant(
+    design: np.ndarray, y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Coefficients [c0, C...], fitted and LOO values; c0 < 0 refitted through the origin.
+
+    A negative offset would let a too-steep product mimic a flatter sum.
+    """
+    ones = np.ones(design.shape[:-1] + (1,))
+    with_c0 = fit_batch(np.concatenate([ones, design], -1), y)
+    origin = fit_batch(design, y)
+    negative = (with_c0.coefficients[..., 0] < 0)[..., None]
+    origin_coef = np.concatenate([np.zeros_like(ones[:, :, 0]), origin.coefficients], -1)
+    coef = np.where(negative, origin_coef, with_c0.coefficients)
+    pred = np.where(negative, origin.predicted, with_c0.predicted)
+    loo = np.where(negative, origin.loo_predicted, with_c0.loo_predicted)
+    return coef, pred, loo
+
+
+def _choose(cv: np.ndarray, complexity: np.ndarray, points: int) -> np.ndarray:
+    """Index of the chosen hypothesis per kernel (-1 if none is feasible)."""
+    best = cv.min(axis=1, keepdims=True)
+    margin = best * (NEAR_TIE_RELATIVE + NEAR_TIE_POINTS / points) + NEAR_TIE_ABSOLUTE
+    near = np.isfinite(cv) & (cv <= best + margin)
+    # complexity is sorted ascending by construction; rank it into one integer
+    rank = complexity[:, 0] * 1000 + complexity[:, 1]
+    simplest = np.where(near, rank[None, :], np.iinfo(np.int64).max).min(axis=1, keepdims=True)
+    pick = near & (rank[None, :] == simplest)
+    chosen = np.where(pick, cv, np.inf).argmin(axis=1)
+    return np.where(np.isfinite(best[:, 0]), chosen, -1)
+
+
+def _candidates(active: tuple[int, ...]) -> list[Hypothesis]:
+    """Combinations of all active parameters, then of every non-empty proper subset."""
+    out: list[Hypothesis] = []
+    for size in range(len(active), 0, -1):
+        for subset in itertools.combinations(active, size):
+            out += [
+                tuple(tuple(subset[i] for i in term) for term in hyp)
+                for hyp in combination_hypotheses(size)
+            ]
+    return out
+
+
+def _complexity(hypothesis: Hypothesis) -> tuple[int, int]:
+    """(terms, factors): what a near-tie is broken by."""
+    return (len(hypothesis), sum(len(term) for term in hypothesis))
+
+
+def _set_partitions(items: tuple[int, ...]) -> Iterator[list[tuple[int, ...]]]:
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for partition in _set_partitions(rest):
+        yield [(first,)] + partition
+        for i in range(len(partition)):
+            yield partition[:i] + [(first,) + partition[i]] + partition[i + 1 :]
+
+
+def _proper_subsets(group: tuple[int, ...]) -> list[tuple[int, ...]]:
+    return [s for r in range(1, len(group)) for s in itertools.combinations(group, r)]
+
+
+def _disjoint(terms: Sequence[tuple[int, ...]]) -> bool:
+    flat = [p for term in terms for p in term]
+    return len(flat) == len(set(flat))
+
+
+def _canonical(terms: list[tuple[int, ...]]) -> Hypothesis:
+    return tuple(sorted((tuple(sorted(t)) for t in terms), key=lambda t: (len(t), t)))
+
+
+# --- results -----------------------------------------------------------------------------
+
+
+def _build_model(
+    item: _Prepared,
+    parameters: tuple[str, ...],
+    shapes: list[Shape],
+    hypothesis: Hypothesis,
+    coef: np.ndarray,
+    fit_smape: float,
+) -> Model:
+    terms: list[Term] = []
+    for c, term in zip(coef[1:], hypothesis):
+        for combo in itertools.product(*(shapes[p] for p in term)):
+            ratio = float(np.prod([r for r, _, _ in combo]))
+            factors = tuple(Factor(parameters[p], a, b) for p, (_, a, b) in zip(term, combo))
+            terms.append(Term(float(c) * ratio, factors))
+    return Model(
+        kernel=item.kernel.name,
+        metric=item.kernel.metric,
+        parameters=parameters,
+        constant=float(coef[0]),
+        terms=tuple(terms),
+        smape=round(fit_smape, 6),
+        noise=item.noise,
+    )
+
+
+def _constant_model(item: _Prepared, parameters: tuple[str, ...]) -> Model:
+    value, _, sm = fit_constant(item.y[None, :])
+    return Model(
+        kernel=item.kernel.name,
+        metric=item.kernel.metric,
+        parameters=parameters,
+        constant=float(value[0]),
+        smape=round(float(sm[0]), 6),
+        noise=item.noise,
+    )
