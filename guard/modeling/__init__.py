@@ -26,9 +26,7 @@ __all__ = ["MODELERS", "Modeler", "Skipped", "ModelingResult", "get_modeler", "m
 class Modeler(Protocol):
     name: str
 
-    def fit(
-        self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None
-    ) -> list[Fitted]:
+    def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
         """Model every row of y (K, P) measured at x (P,).
 
         ``noise`` (K,) is each kernel's seed-004 range of relative deviation (NaN where a

@@ -42,9 +42,7 @@ class ExhaustiveModeler:
         pairs = itertools.product(self.poly_exponents, self.log_exponents)
         return [(F(a), F(b)) for a, b in pairs if (a, b) != (0, 0)]
 
-    def fit(
-        self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None
-    ) -> list[Fitted]:
+    def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
         """Model every row of y (K, P) measured at x (P,); ``noise`` (K,) is not used here."""
         terms = self._terms()
         basis = power_log_basis(

@@ -115,9 +115,7 @@ class PenalizedModeler:
         )
         return pairs, coef, self._score(rss, cost, len(x)) + self.pair_penalty
 
-    def fit(
-        self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None
-    ) -> list[Fitted]:
+    def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
         """Model every row of y (K, P) measured at x (P,); ``noise`` (K,) is not used here."""
         alpha = as_fractions([a for a, _ in self.terms])
         beta = as_fractions([b for _, b in self.terms])

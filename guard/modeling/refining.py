@@ -80,9 +80,7 @@ class RefiningModeler:
             best_rss = np.where(better, rss, best_rss)
         return best_val, self._evaluate(x, y, best_val, np.ones((k, 4)))
 
-    def fit(
-        self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None
-    ) -> list[Fitted]:
+    def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
         """Model every row of y (K, P) measured at x (P,); ``noise`` (K,) is not used here."""
         k = len(y)
         start, ev = self._integer_start(x, y)
