@@ -57,6 +57,15 @@ def model_cmd(
     modeler: str = typer.Option(
         "default", "--modeler", "-m", help=f"Modeler: {', '.join(MODELERS)}."
     ),
+    predict: str | None = typer.Option(
+        None,
+        "--predict",
+        "-p",
+        help="Predict every single-parameter model at this size (e.g. 4096 or n=4096), "
+        "with an interval.",
+        show_default=False,
+    ),
+    level: float = typer.Option(0.9, "--level", help="Coverage of the prediction interval."),
     as_json: bool = typer.Option(False, "--json", help="Print perfguard/models@1 JSON."),
 ) -> None:
     """Fit a PMNF model to every kernel and metric and print them."""
@@ -65,17 +74,39 @@ def model_cmd(
         raise UsageError(
             f"unknown format {format!r}; choose one of: {', '.join(formats_mod.names())}"
         )
+    if not 0 < level < 1:
+        raise UsageError(f"--level must lie between 0 and 1, got {level}")
+    name, at = _parse_predict(predict)
     results = []
     for path in inputs:
         mset = formats_mod.load(path, format)
-        results.append((str(path), model_measurements(mset, impl)))
+        if name is not None and mset.parameters != (name,):
+            raise UsageError(
+                f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"
+            )
+        results.append((str(path), model_measurements(mset, impl, predict_at=at, level=level)))
     _report_skipped(results)
     if not any(r.models for _, r in results):
         raise ModelingError("no kernel could be modelled (see the reasons above)")
     if as_json:
         sys.stdout.write(json.dumps(_models_json(results), indent=1, ensure_ascii=False) + "\n")
     else:
-        _print_models_table(results)
+        _print_models_table(results, None if at is None else f"{name or 'x'}={at:g}")
+        _print_advice(results)
+
+
+def _parse_predict(text: str | None) -> tuple[str | None, float | None]:
+    """``4096`` or ``n=4096`` -> (parameter name or None, positive value)."""
+    if text is None:
+        return None, None
+    name, _, value = text.rpartition("=")
+    try:
+        at = float(value)
+    except ValueError:
+        at = float("nan")
+    if not at > 0 or at == float("inf"):
+        raise UsageError(f"--predict wants a positive size such as 4096 or n=4096, got {text!r}")
+    return (name.strip() or None), at
 
 
 def _models_json(results: list[tuple[str, ModelingResult]]) -> dict[str, Any]:
@@ -102,7 +133,7 @@ def _report_skipped(results: list[tuple[str, ModelingResult]]) -> None:
             )
 
 
-def _print_models_table(results: list[tuple[str, ModelingResult]]) -> None:
+def _print_models_table(results: list[tuple[str, ModelingResult]], predicted: str | None) -> None:
     console = Console(highlight=False)
     multiple = len(results) > 1
     table = Table(show_lines=False, header_style="bold")
@@ -112,12 +143,83 @@ def _print_models_table(results: list[tuple[str, ModelingResult]]) -> None:
         table.add_column(col, overflow="fold")
     table.add_column("SMAPE %", justify="right")
     table.add_column("noise", justify="right")
+    table.add_column("sure", justify="right")
+    if predicted:
+        table.add_column(f"{predicted} ({_level_of(results):.0%})", justify="right")
     for path, result in results:
         for m in result.models:
             noise = "-" if m.noise is None else f"{m.noise * 100:.1f}%"
             row = [m.kernel, m.metric, m.formula(), m.complexity(), f"{m.smape:.2f}", noise]
+            conf = m.extras.get("confidence")
+            row.append("-" if conf is None else f"{conf['probability']:.0%}")
+            if predicted:
+                row.append(_prediction_text(m.extras.get("prediction")))
             table.add_row(*([path] if multiple else []), *row)
     console.print(table)
+
+
+def _prediction_text(pred: dict[str, Any] | None) -> str:
+    if pred is None:
+        return "-"
+    return f"{pred['value']:.3g} [{pred['low']:.3g}, {pred['high']:.3g}]"
+
+
+def _level_of(results: list[tuple[str, ModelingResult]]) -> float:
+    for _, result in results:
+        for m in result.models:
+            if "prediction" in m.extras:
+                return float(m.extras["prediction"]["level"])
+    return 0.9
+
+
+UNSURE = 0.8  # below this class probability, say what would settle it
+NOISY = 0.2  # a robust noise band wider than this is worth a warning on its own
+
+
+def _print_advice(results: list[tuple[str, ModelingResult]]) -> None:
+    """One line per model whose class is unsure or whose noise is high, saying what to do."""
+    err = Console(stderr=True, highlight=False)
+    for _, result in results:
+        for m in result.models:
+            line = _advice(m.kernel, m.complexity(), m.extras)
+            if line:
+                err.print(f"[yellow]note[/] {line}", soft_wrap=True)
+
+
+def _advice(kernel: str, complexity: str, extras: dict[str, Any]) -> str | None:
+    conf = extras.get("confidence")
+    detail = extras.get("noise_detail") or {}
+    noise = detail.get("robust")
+    noisy = noise is not None and noise > NOISY
+    unsure = conf is not None and conf["probability"] < UNSURE
+    if not (noisy or unsure):
+        return None
+    parts = [f"{kernel}:"]
+    if unsure:
+        others = [
+            f"{c['complexity']} {c['probability']:.0%}"
+            for c in conf["classes"]
+            if c["complexity"] != complexity
+        ][:3]
+        parts.append(f"{complexity} is only {conf['probability']:.0%} likely")
+        if others:
+            parts.append(f"({', '.join(others)});")
+    if noisy:
+        worst = max(
+            (p for p in detail.get("points", []) if p["spread"] is not None),
+            key=lambda p: p["spread"],
+            default=None,
+        )
+        where = ""
+        if worst is not None:
+            ((name, at),) = worst["at"].items()
+            where = f", worst at {name}={at:g} ({worst['spread']:.0%})"
+        parts.append(f"noise is {noise:.0%}{where};")
+    parts.append(
+        "raise the repetitions (4x halves the noise of the medians), quiet the machine, "
+        "or measure a wider range of sizes"
+    )
+    return " ".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,17 +6,19 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from fractions import Fraction
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, kernel_problems
+from .confidence import Confidence, Prediction, assess
 from .exhaustive import ExhaustiveModeler
 from .multi_parameter import model_multi_parameter
-from .noise import range_of_relative_deviation, rrd_batch
+from .noise import median_error, point_spreads, range_of_relative_deviation, robust_noise
 from .penalized import PenalizedModeler
-from .pmnf import Factor, Model, Term
+from .pmnf import Factor, Model, Term, fraction_text
 from .refining import RefiningModeler
 from .result import Fitted
 
@@ -67,8 +69,17 @@ class ModelingResult:
     skipped: tuple[Skipped, ...]
 
 
-def model_measurements(mset: MeasurementSet, modeler: str | Modeler = "default") -> ModelingResult:
-    """Model every kernel that can be modelled; report the others with their reasons."""
+def model_measurements(
+    mset: MeasurementSet,
+    modeler: str | Modeler = "default",
+    predict_at: float | None = None,
+    level: float = 0.9,
+) -> ModelingResult:
+    """Model every kernel that can be modelled; report the others with their reasons.
+
+    Single-parameter models carry their noise details, the confidence in their class and,
+    with ``predict_at``, a prediction with its interval at that parameter value.
+    """
     impl = get_modeler(modeler) if isinstance(modeler, str) else modeler
     if len(mset.parameters) > 1:
         return _model_multi(mset, impl)
@@ -81,14 +92,83 @@ def model_measurements(mset: MeasurementSet, modeler: str | Modeler = "default")
             continue
         xs = tuple(sorted(p.at[0] for p in kernel.points))
         groups[xs].append(kernel)
+    param = mset.parameters[0]
     fitted: dict[tuple[str, str], Model] = {}
     for xs, kernels in groups.items():
-        y, noise = _aggregate(kernels)
-        rrd = np.array([np.nan if n is None else n for n in noise])
-        for kernel, fit, nz in zip(kernels, impl.fit(np.array(xs), y, rrd), noise):
-            fitted[kernel.key] = _to_model(kernel, mset.parameters[0], fit, nz)
+        x = np.array(xs)
+        stats = [_kernel_noise(k) for k in kernels]
+        y = np.array([s.medians for s in stats])
+        rrd = np.array([np.nan if s.rrd is None else s.rrd for s in stats])
+        sigma = np.array([np.nan if s.sigma is None else s.sigma for s in stats])
+        fits = impl.fit(x, y, rrd)
+        assessed = assess(x, y, fits, sigma, at=predict_at, level=level)
+        for kernel, fit, st, (conf, pred) in zip(kernels, fits, stats, assessed):
+            extras = {
+                "noise_detail": _noise_json(param, xs, st),
+                "confidence": _confidence_json(param, conf),
+            }
+            if pred is not None:
+                extras["prediction"] = _prediction_json(param, pred)
+            fitted[kernel.key] = _to_model(kernel, param, fit, st.rrd, extras)
     ordered = tuple(fitted[k.key] for k in mset.kernels if k.key in fitted)
     return ModelingResult(ordered, tuple(skipped))
+
+
+@dataclass(frozen=True)
+class _KernelNoise:
+    medians: np.ndarray  # (P,) in increasing x order
+    rrd: float | None
+    robust: float | None
+    sigma: float | None
+    spreads: list[float | None]
+
+
+def _kernel_noise(kernel: Kernel) -> _KernelNoise:
+    reps = [p.values for p in sorted(kernel.points, key=lambda p: p.at[0])]
+    return _KernelNoise(
+        medians=np.array([statistics.median(v) for v in reps]),
+        rrd=range_of_relative_deviation(reps),
+        robust=robust_noise(reps),
+        sigma=median_error(reps),
+        spreads=point_spreads(reps),
+    )
+
+
+def _noise_json(param: str, xs: tuple[float, ...], st: _KernelNoise) -> dict[str, Any]:
+    return {
+        "rrd": st.rrd,
+        "robust": st.robust,
+        "median_error": st.sigma,
+        "points": [{"at": {param: x}, "spread": s} for x, s in zip(xs, st.spreads)],
+    }
+
+
+def _order_json(param: str, order: tuple[Fraction, Fraction]) -> dict[str, str]:
+    body = Factor(param, *order).big_o()
+    return {
+        "complexity": f"O({body})" if body else "O(1)",
+        "exponent": fraction_text(order[0]),
+        "log_exponent": fraction_text(order[1]),
+    }
+
+
+def _confidence_json(param: str, conf: Confidence) -> dict[str, Any]:
+    return {
+        "probability": conf.probability,
+        "classes": [
+            {**_order_json(param, c.order), "probability": c.probability} for c in conf.classes
+        ],
+    }
+
+
+def _prediction_json(param: str, pred: Prediction) -> dict[str, Any]:
+    return {
+        "at": {param: pred.at},
+        "value": pred.value,
+        "low": pred.low,
+        "high": pred.high,
+        "level": pred.level,
+    }
 
 
 def _model_multi(mset: MeasurementSet, impl: Modeler) -> ModelingResult:
@@ -104,20 +184,13 @@ def _model_multi(mset: MeasurementSet, impl: Modeler) -> ModelingResult:
     return ModelingResult(tuple(models), tuple(skipped))
 
 
-def _aggregate(kernels: list[Kernel]) -> tuple[np.ndarray, list[float | None]]:
-    """Medians of the repetitions (K, P) in increasing x order, and each kernel's rrd."""
-    ordered = [sorted(k.points, key=lambda p: p.at[0]) for k in kernels]
-    counts = {len(p.values) for points in ordered for p in points}
-    if len(counts) == 1:  # the common case: one array, vectorised statistics
-        values = np.array([[p.values for p in points] for points in ordered])
-        rrd = rrd_batch(values)
-        noise = [None if np.isnan(r) else float(r) for r in rrd]
-        return np.median(values, axis=-1), noise
-    medians = np.array([[statistics.median(p.values) for p in points] for points in ordered])
-    return medians, [range_of_relative_deviation([p.values for p in pts]) for pts in ordered]
-
-
-def _to_model(kernel: Kernel, parameter: str, fit: Fitted, noise: float | None) -> Model:
+def _to_model(
+    kernel: Kernel,
+    parameter: str,
+    fit: Fitted,
+    noise: float | None,
+    extras: dict[str, Any] | None = None,
+) -> Model:
     terms = tuple(Term(c, (Factor(parameter, a, b),)) for c, a, b in fit.terms)
     return Model(
         kernel=kernel.name,
@@ -127,4 +200,5 @@ def _to_model(kernel: Kernel, parameter: str, fit: Fitted, noise: float | None) 
         terms=terms,
         smape=round(fit.smape, 6),
         noise=noise,
+        extras=extras or {},
     )

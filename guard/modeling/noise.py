@@ -6,7 +6,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["range_of_relative_deviation", "rrd_batch"]
+__all__ = [
+    "median_error",
+    "point_spreads",
+    "range_of_relative_deviation",
+    "robust_noise",
+    "rrd_batch",
+]
 
 
 def range_of_relative_deviation(repetitions: Sequence[Sequence[float]]) -> float | None:
@@ -29,3 +35,48 @@ def rrd_batch(values: np.ndarray) -> np.ndarray:
     dev = (values - values.mean(-1, keepdims=True)) / values.mean(-1, keepdims=True)
     flat = dev.reshape(values.shape[0], -1)
     return flat.max(-1) - flat.min(-1)
+
+
+def point_spreads(repetitions: Sequence[Sequence[float]]) -> list[float | None]:
+    """Each point's relative range (max - min) / median; None for a single value."""
+    out: list[float | None] = []
+    for values in repetitions:
+        v = np.asarray(values, dtype=float)
+        out.append(float((v.max() - v.min()) / np.median(v)) if v.size >= 2 else None)
+    return out
+
+
+def robust_noise(repetitions: Sequence[Sequence[float]]) -> float | None:
+    """Full width of the noise band, from the median point's relative range.
+
+    rrd takes the extreme deviation over all points, so one outlier repetition sets it;
+    the median over points ignores a few bad points.  The range of R uniform draws
+    covers (R - 1) / (R + 1) of the band on average, which is scaled back here so the
+    result estimates the same quantity as rrd (n = 10% means +-5%).
+    """
+    scaled = []
+    for values in repetitions:
+        v = np.asarray(values, dtype=float)
+        if v.size >= 2:
+            spread = (v.max() - v.min()) / np.median(v)
+            scaled.append(spread * (v.size + 1) / (v.size - 1))
+    return float(np.median(scaled)) if scaled else None
+
+
+def median_error(repetitions: Sequence[Sequence[float]]) -> float | None:
+    """Relative standard error of a point's median, pooled over points (None without repeats).
+
+    The spread uses the median absolute deviation (robust to one outlier repetition)
+    and sqrt(pi/2) / sqrt(R) for the median's efficiency.
+    """
+    deviations, counts = [], []
+    for values in repetitions:
+        v = np.asarray(values, dtype=float)
+        if v.size >= 2:
+            med = np.median(v)
+            deviations.append(1.4826 * np.median(np.abs(v - med)) / med)
+            counts.append(v.size)
+    if not deviations:
+        return None
+    sd = float(np.median(deviations))
+    return sd * np.sqrt(np.pi / 2) / np.sqrt(float(np.median(counts)))
