@@ -78,12 +78,14 @@ def model_cmd(
         raise UsageError(f"--level must lie between 0 and 1, got {level}")
     name, at = _parse_predict(predict)
     results = []
+    label: str | None = None
     for path in inputs:
         mset = formats_mod.load(path, format)
         if name is not None and mset.parameters != (name,):
             raise UsageError(
                 f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"
             )
+        label = label or (None if at is None else f"{name or mset.parameters[0]}={at:g}")
         results.append((str(path), model_measurements(mset, impl, predict_at=at, level=level)))
     _report_skipped(results)
     if not any(r.models for _, r in results):
@@ -91,7 +93,7 @@ def model_cmd(
     if as_json:
         sys.stdout.write(json.dumps(_models_json(results), indent=1, ensure_ascii=False) + "\n")
     else:
-        _print_models_table(results, None if at is None else f"{name or 'x'}={at:g}")
+        _print_models_table(results, label)
         _print_advice(results)
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 DATA = Path(__file__).parent / "data"
@@ -26,12 +28,14 @@ MODEL_KEYS = {
 
 
 def perfguard(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}
     return subprocess.run(
         [sys.executable, "-m", "guard.cli", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=120,
+        env=env,
     )
 
 
@@ -167,3 +171,51 @@ def test_help_and_version() -> None:
     assert "model" in perfguard("--help").stdout
     assert perfguard("--version").stdout.startswith("perfguard ")
     assert perfguard("model", "--help").returncode == 0
+
+
+def test_predict_adds_an_interval_to_json_and_table():
+    out = perfguard("model", EXAMPLE, "--predict", "n=65536", "--level", "0.8", "--json")
+    assert out.returncode == 0, out.stderr
+    for entry in json.loads(out.stdout)["models"]:
+        pred = entry["prediction"]
+        assert pred["at"] == {"n": 65536.0} and pred["level"] == 0.8
+        assert pred["low"] <= pred["value"] <= pred["high"]
+    table = perfguard("model", EXAMPLE, "--predict", "65536")
+    assert table.returncode == 0, table.stderr
+    assert "n=65536" in table.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--predict", "m=10"], "--predict names 'm'"),
+        (["--predict", "-4"], "positive size"),
+        (["--predict", "big"], "positive size"),
+        (["--level", "1.5"], "--level must lie between 0 and 1"),
+    ],
+)
+def test_bad_predict_options_are_usage_errors(args, message):
+    out = perfguard("model", EXAMPLE, *args)
+    assert out.returncode == 2
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_unsure_classes_get_advice_on_stderr(tmp_path):
+    rng = np.random.default_rng(3)
+    xs = [16, 32, 64, 128, 256]
+    points = [
+        {"at": {"n": x}, "values": list(0.5 + x * np.log2(x) * (1 + rng.uniform(-0.4, 0.4, 5)))}
+        for x in xs
+    ]
+    doc = {
+        "schema": "perfguard/measurements@1",
+        "parameters": ["n"],
+        "kernels": [{"name": "shaky", "metric": "time", "points": points}],
+    }
+    path = tmp_path / "shaky.json"
+    path.write_text(json.dumps(doc))
+    out = perfguard("model", path)
+    assert out.returncode == 0, out.stderr
+    assert "shaky:" in out.stderr and "likely" in out.stderr
+    assert "raise the repetitions" in out.stderr
