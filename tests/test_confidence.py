@@ -165,3 +165,42 @@ def test_models_without_a_requested_point_have_no_prediction():
     entry = model_measurements(mset).models[0].to_json()
     assert "prediction" not in entry
     assert entry["confidence"]["probability"] > 0.5
+
+
+X8 = np.array([16.0, 32, 64, 128, 256, 512, 1024, 2048])
+
+
+def _kernels(values: np.ndarray, xs: np.ndarray = X8) -> MeasurementSet:
+    kernels = tuple(
+        Kernel(
+            f"k{i}", "time", tuple(Point((float(x),), tuple(map(float, v))) for x, v in zip(xs, kv))
+        )
+        for i, kv in enumerate(values)
+    )
+    return MeasurementSet(("n",), kernels)
+
+
+def test_a_shifted_size_is_reported_and_clean_data_is_not():
+    rng = np.random.default_rng(12)
+    true = 2.0 + 0.01 * X8**1.5
+    values = true[None, :, None] * (1 + rng.uniform(-0.01, 0.01, (60, len(X8), 5)))
+    clean = model_measurements(_kernels(values)).models
+    assert all(m.extras["drift"] is None for m in clean)
+    values[:, 5, :] *= 1.3  # every repetition at n=512 ran slow
+    shifted = model_measurements(_kernels(values)).models
+    reported = [m.extras["drift"] for m in shifted if m.extras["drift"] is not None]
+    assert len(reported) >= 50
+    assert all(d["at"] == {"n": 512.0} and d["deviation"] > 0.1 for d in reported)
+
+
+def test_one_outlier_repetition_does_not_change_the_class():
+    rng = np.random.default_rng(13)
+    true = 1.0 + 0.002 * X8 * np.log2(X8)
+    values = true[None, :, None] * (1 + rng.uniform(-0.02, 0.02, (40, len(X8), 5)))
+    base = [m.complexity() for m in model_measurements(_kernels(values)).models]
+    spiked = values.copy()
+    spiked[np.arange(40), rng.integers(0, len(X8), 40), rng.integers(0, 5, 40)] *= 5.0
+    models = model_measurements(_kernels(spiked)).models
+    assert [m.complexity() for m in models] == base
+    assert all(m.noise > 1.0 for m in models)  # rrd is thrown by the spike...
+    assert all(m.extras["noise_detail"]["robust"] < 0.1 for m in models)  # ...robust is not

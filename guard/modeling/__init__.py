@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, kernel_problems
 from .confidence import Confidence, Prediction, assess
+from .drift import Drift, find_drift
 from .exhaustive import ExhaustiveModeler
 from .multi_parameter import model_multi_parameter
 from .noise import median_error, point_spreads, range_of_relative_deviation, robust_noise
@@ -100,12 +101,15 @@ def model_measurements(
         y = np.array([s.medians for s in stats])
         rrd = np.array([np.nan if s.rrd is None else s.rrd for s in stats])
         sigma = np.array([np.nan if s.sigma is None else s.sigma for s in stats])
+
         fits = impl.fit(x, y, rrd)
+        drifts = find_drift(x, y, fits, sigma)
         assessed = assess(x, y, fits, sigma, at=predict_at, level=level)
-        for kernel, fit, st, (conf, pred) in zip(kernels, fits, stats, assessed):
+        for kernel, fit, drift, st, (conf, pred) in zip(kernels, fits, drifts, stats, assessed):
             extras = {
                 "noise_detail": _noise_json(param, xs, st),
                 "confidence": _confidence_json(param, conf),
+                "drift": None if drift is None else _drift_json(param, xs, drift),
             }
             if pred is not None:
                 extras["prediction"] = _prediction_json(param, pred)
@@ -141,6 +145,10 @@ def _noise_json(param: str, xs: tuple[float, ...], st: _KernelNoise) -> dict[str
         "median_error": st.sigma,
         "points": [{"at": {param: x}, "spread": s} for x, s in zip(xs, st.spreads)],
     }
+
+
+def _drift_json(param: str, xs: tuple[float, ...], drift: Drift) -> dict[str, Any]:
+    return {"at": {param: xs[drift.index]}, "deviation": drift.deviation}
 
 
 def _order_json(param: str, order: tuple[Fraction, Fraction]) -> dict[str, str]:
