@@ -152,10 +152,10 @@ def _print_models_table(results: list[tuple[str, ModelingResult]], predicted: st
         for m in result.models:
             noise = "-" if m.noise is None else f"{m.noise * 100:.1f}%"
             row = [m.kernel, m.metric, m.formula(), m.complexity(), f"{m.smape:.2f}", noise]
-            conf = m.extras.get("confidence")
+            conf = m.extra("confidence")
             row.append("-" if conf is None else f"{conf['probability']:.0%}")
             if predicted:
-                row.append(_prediction_text(m.extras.get("prediction")))
+                row.append(_prediction_text(m.extra("prediction")))
             table.add_row(*([path] if multiple else []), *row)
     console.print(table)
 
@@ -170,7 +170,7 @@ def _level_of(results: list[tuple[str, ModelingResult]]) -> float:
     for _, result in results:
         for m in result.models:
             if "prediction" in m.extras:
-                return float(m.extras["prediction"]["level"])
+                return float(m.extra("prediction")["level"])
     return 0.9
 
 
@@ -183,14 +183,15 @@ def _print_advice(results: list[tuple[str, ModelingResult]]) -> None:
     err = Console(stderr=True, highlight=False)
     for _, result in results:
         for m in result.models:
-            line = _advice(m.kernel, m.complexity(), m.extras)
+            line = _advice(m.kernel, m.complexity(), m.extra("confidence"), m.extra("noise_detail"))
             if line:
                 err.print(f"[yellow]note[/] {line}", soft_wrap=True)
 
 
-def _advice(kernel: str, complexity: str, extras: dict[str, Any]) -> str | None:
-    conf = extras.get("confidence")
-    detail = extras.get("noise_detail") or {}
+def _advice(
+    kernel: str, complexity: str, conf: dict[str, Any] | None, detail: dict[str, Any] | None
+) -> str | None:
+    detail = detail or {}
     noise = detail.get("robust")
     noisy = noise is not None and noise > NOISY
     unsure = conf is not None and conf["probability"] < UNSURE

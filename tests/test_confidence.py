@@ -185,10 +185,10 @@ def test_a_shifted_size_is_reported_and_clean_data_is_not():
     true = 2.0 + 0.01 * X8**1.5
     values = true[None, :, None] * (1 + rng.uniform(-0.01, 0.01, (60, len(X8), 5)))
     clean = model_measurements(_kernels(values)).models
-    assert all(m.extras["drift"] is None for m in clean)
+    assert all(m.extra("drift") is None for m in clean)
     values[:, 5, :] *= 1.3  # every repetition at n=512 ran slow
     shifted = model_measurements(_kernels(values)).models
-    reported = [m.extras["drift"] for m in shifted if m.extras["drift"] is not None]
+    reported = [m.extra("drift") for m in shifted if m.extra("drift") is not None]
     assert len(reported) >= 50
     assert all(d["at"] == {"n": 512.0} and d["deviation"] > 0.1 for d in reported)
 
@@ -203,4 +203,4 @@ def test_one_outlier_repetition_does_not_change_the_class():
     models = model_measurements(_kernels(spiked)).models
     assert [m.complexity() for m in models] == base
     assert all(m.noise > 1.0 for m in models)  # rrd is thrown by the spike...
-    assert all(m.extras["noise_detail"]["robust"] < 0.1 for m in models)  # ...robust is not
+    assert all(m.extra("noise_detail")["robust"] < 0.1 for m in models)  # ...robust is not

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
@@ -17,11 +18,19 @@ from .confidence import Confidence, Prediction, assess
 from .drift import Drift, find_drift
 from .exhaustive import ExhaustiveModeler
 from .multi_parameter import model_multi_parameter
-from .noise import median_error, point_spreads, range_of_relative_deviation, robust_noise
+from .noise import (
+    median_error,
+    noise_batch,
+    point_spreads,
+    range_of_relative_deviation,
+    robust_noise,
+)
 from .penalized import PenalizedModeler
-from .pmnf import Factor, Model, Term, fraction_text
+from .pmnf import Deferred, Factor, Model, Term, fraction_text
 from .refining import RefiningModeler
 from .result import Fitted
+
+REFERENCE = PenalizedModeler()  # the confidence's hypothesis space; its fits can be reused
 
 __all__ = ["MODELERS", "Modeler", "Skipped", "ModelingResult", "get_modeler", "model_measurements"]
 
@@ -97,22 +106,25 @@ def model_measurements(
     fitted: dict[tuple[str, str], Model] = {}
     for xs, kernels in groups.items():
         x = np.array(xs)
-        stats = [_kernel_noise(k) for k in kernels]
+        stats = _kernels_noise(kernels)
         y = np.array([s.medians for s in stats])
         rrd = np.array([np.nan if s.rrd is None else s.rrd for s in stats])
         sigma = np.array([np.nan if s.sigma is None else s.sigma for s in stats])
 
-        fits = impl.fit(x, y, rrd)
+        if isinstance(impl, PenalizedModeler) and impl == REFERENCE:
+            fits, singles = impl.fit_with_singles(x, y)
+        else:
+            fits, singles = impl.fit(x, y, rrd), None
         drifts = find_drift(x, y, fits, sigma)
-        assessed = assess(x, y, fits, sigma, at=predict_at, level=level)
+        assessed = assess(x, y, fits, sigma, at=predict_at, level=level, singles=singles)
         for kernel, fit, drift, st, (conf, pred) in zip(kernels, fits, drifts, stats, assessed):
-            extras = {
-                "noise_detail": _noise_json(param, xs, st),
-                "confidence": _confidence_json(param, conf),
+            extras: dict[str, Any] = {
+                "noise_detail": Deferred(_noise_json, param, xs, st),
+                "confidence": Deferred(_confidence_json, param, conf),
                 "drift": None if drift is None else _drift_json(param, xs, drift),
             }
             if pred is not None:
-                extras["prediction"] = _prediction_json(param, pred)
+                extras["prediction"] = Deferred(_prediction_json, param, pred)
             fitted[kernel.key] = _to_model(kernel, param, fit, st.rrd, extras)
     ordered = tuple(fitted[k.key] for k in mset.kernels if k.key in fitted)
     return ModelingResult(ordered, tuple(skipped))
@@ -125,6 +137,27 @@ class _KernelNoise:
     robust: float | None
     sigma: float | None
     spreads: list[float | None]
+
+
+def _kernels_noise(kernels: list[Kernel]) -> list[_KernelNoise]:
+    """Noise statistics of kernels sharing their points; vectorised when repetitions match."""
+    ordered = [sorted(k.points, key=lambda p: p.at[0]) for k in kernels]
+    counts = {len(p.values) for points in ordered for p in points}
+    if len(counts) != 1:
+        return [_kernel_noise(k) for k in kernels]
+    values = np.array([[p.values for p in points] for points in ordered], dtype=float)
+    stats = noise_batch(values)
+    medians = np.median(values, axis=-1)
+
+    def listed(a: np.ndarray) -> list:
+        return np.where(np.isnan(a), None, a).tolist()
+
+    rrd, robust, sigma = (listed(stats[k]) for k in ("rrd", "robust", "median_error"))
+    spreads = listed(stats["spreads"])
+    return [
+        _KernelNoise(medians[i], rrd[i], robust[i], sigma[i], spreads[i])
+        for i in range(len(kernels))
+    ]
 
 
 def _kernel_noise(kernel: Kernel) -> _KernelNoise:
@@ -151,6 +184,7 @@ def _drift_json(param: str, xs: tuple[float, ...], drift: Drift) -> dict[str, An
     return {"at": {param: xs[drift.index]}, "deviation": drift.deviation}
 
 
+@functools.lru_cache(maxsize=4096)
 def _order_json(param: str, order: tuple[Fraction, Fraction]) -> dict[str, str]:
     body = Factor(param, *order).big_o()
     return {

@@ -26,7 +26,13 @@ import numpy as np
 from .fitting import power_log_basis
 from .penalized import PenalizedModeler, term_cost
 from .result import Fitted
-from .single_term import as_fractions, fit_constant, fit_single_terms, relative_rss
+from .single_term import (
+    SingleTermFits,
+    as_fractions,
+    fit_constant,
+    fit_single_terms,
+    relative_rss,
+)
 
 __all__ = ["ClassProbability", "Confidence", "Prediction", "assess", "TEMPERATURE"]
 
@@ -77,11 +83,13 @@ def assess(
     level: float = 0.9,
     reference: PenalizedModeler | None = None,
     temperature: float = TEMPERATURE,
+    singles: SingleTermFits | None = None,
 ) -> list[tuple[Confidence, Prediction | None]]:
     """Confidence (and a prediction at ``at``) for each kernel row of y (K, P).
 
     ``sigma`` (K,) is the relative standard error of each kernel's aggregated values
-    (NaN or None when there are no repetitions).
+    (NaN or None when there are no repetitions).  ``singles`` are the reference's own
+    single-term fits of y when the caller already has them.
     """
     ref = reference or PenalizedModeler()
     x = np.asarray(x, dtype=float)
@@ -90,17 +98,14 @@ def assess(
     s2 = np.full(k, ref.floor**2)
     if sigma is not None:
         s2 = s2 + np.nan_to_num(np.asarray(sigma, dtype=float), nan=0.0) ** 2
-    ens = _Ensemble.build(x, y, fits, ref, s2)
+    ens = _Ensemble.build(x, y, fits, ref, s2, singles)
     energy = ens.energy
     weights = np.exp(-(energy - energy.min(axis=1, keepdims=True)) / (2 * temperature))
     weights = np.where(np.isfinite(energy), weights, 0.0)
     weights /= weights.sum(axis=1, keepdims=True)
     predictions = _predict(ens, weights, at, level, s2) if at is not None else [None] * k
-    out = []
-    for i, fit in enumerate(fits):
-        confidence = _confidence(ens.orders, weights[i], lead_of(fit))
-        out.append((confidence, predictions[i]))
-    return out
+    confidences = _confidences(ens.orders[:-1], weights, [lead_of(f) for f in fits])
+    return list(zip(confidences, predictions))
 
 
 @dataclass(frozen=True)
@@ -129,15 +134,19 @@ class _Ensemble:
         fits: Sequence[Fitted],
         ref: PenalizedModeler,
         s2: np.ndarray,
+        singles: SingleTermFits | None = None,
     ) -> _Ensemble:
         p = len(x)
         terms = list(ref.terms)
         alpha = as_fractions([a for a, _ in terms])
         beta = as_fractions([b for _, b in terms])
         cost = np.array([term_cost(a, b) for a, b in terms])
-        singles = fit_single_terms(x, y, alpha, beta)
+        if singles is None:
+            singles = fit_single_terms(x, y, alpha, beta)
         c_value, c_rss, _ = fit_constant(y)
-        own_rss, own_energy_cost, own_params = _own(x, y, fits, ref)
+        known = set(terms)
+        duplicate = np.array([_is_single(f, known) for f in fits])
+        own_rss, own_energy_cost, own_params = _own(x, y, fits, ref, duplicate)
         floor = s2[:, None]
 
         def score(rss: np.ndarray) -> np.ndarray:
@@ -148,7 +157,6 @@ class _Ensemble:
         const_e = score(c_rss[:, None])[:, 0] - p * np.log(ref.constant_ratio)
         own_e = score(own_rss[:, None])[:, 0] + own_energy_cost
         # A single-term own model is already in the ensemble: do not count it twice.
-        duplicate = np.array([_is_single(f, terms) for f in fits])
         own_e = np.where(duplicate, np.inf, own_e)
         energy = np.column_stack([single_e, const_e, own_e])
         orders = list(terms) + [(Fraction(0), Fraction(0)), (Fraction(-1), Fraction(0))]
@@ -169,46 +177,75 @@ class _Ensemble:
         )
 
 
-def _is_single(fit: Fitted, terms: list[tuple[Fraction, Fraction]]) -> bool:
-    return not fit.terms or (len(fit.terms) == 1 and tuple(fit.terms[0][1:]) in set(terms))
+def _is_single(fit: Fitted, known: set[tuple[Fraction, Fraction]]) -> bool:
+    return not fit.terms or (len(fit.terms) == 1 and tuple(fit.terms[0][1:]) in known)
 
 
 def _own(
-    x: np.ndarray, y: np.ndarray, fits: Sequence[Fitted], ref: PenalizedModeler
+    x: np.ndarray,
+    y: np.ndarray,
+    fits: Sequence[Fitted],
+    ref: PenalizedModeler,
+    duplicate: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Relative RSS, prior cost and parameter count of each kernel's own model."""
-    pred = np.array([_evaluate(f, x) for f in fits])
-    with np.errstate(invalid="ignore"):
-        rss = relative_rss(y, pred[:, None, :])[:, 0]
-    rss = np.where(np.isfinite(rss), rss, np.inf)
-    cost = np.array(
-        [
-            ref.prior_weight * sum(term_cost(a, b) for _, a, b in f.terms)
-            + (ref.pair_penalty if len(f.terms) > 1 else 0.0)
-            for f in fits
-        ]
-    )
+    """Relative RSS, prior cost and parameter count of each kernel's own model.
+
+    Own models that duplicate an ensemble member are not scored (their energy is inf).
+    """
+    k = len(fits)
+    rss, cost = np.full(k, np.inf), np.zeros(k)
     params = np.array([1 + len(f.terms) for f in fits], dtype=float)
+    rows = np.flatnonzero(~duplicate)
+    if len(rows):
+        pred = evaluate_fits([fits[i] for i in rows], x)
+        with np.errstate(invalid="ignore"):
+            r = relative_rss(y[rows], pred[:, None, :])[:, 0]
+        rss[rows] = np.where(np.isfinite(r), r, np.inf)
+        for i in rows:
+            f = fits[i]
+            cost[i] = ref.prior_weight * sum(term_cost(a, b) for _, a, b in f.terms)
+            cost[i] += ref.pair_penalty if len(f.terms) > 1 else 0.0
     return rss, cost, params
 
 
-def _evaluate(fit: Fitted, x: np.ndarray) -> np.ndarray:
-    out = np.full(len(x), fit.constant)
-    for c, a, b in fit.terms:
-        out = out + c * power_log_basis(x, np.array([float(a)]), np.array([float(b)]))[0]
+def evaluate_fits(fits: Sequence[Fitted], x: np.ndarray) -> np.ndarray:
+    """Every fit's value at x (K, P), with the terms padded into arrays."""
+    width = max((len(f.terms) for f in fits), default=0)
+    k = len(fits)
+    coef, alpha, beta = np.zeros((k, width)), np.zeros((k, width)), np.zeros((k, width))
+    for i, f in enumerate(fits):
+        for j, (c, a, b) in enumerate(f.terms):
+            coef[i, j], alpha[i, j], beta[i, j] = c, a, b
+    const = np.array([f.constant for f in fits], dtype=float)
+    x = np.asarray(x, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        logx = np.log2(x)[None, None, :]
+        logs = np.where(beta[..., None] == 0, 1.0, np.abs(logx) ** beta[..., None] * np.sign(logx))
+        terms = coef[..., None] * x[None, None, :] ** alpha[..., None] * logs
+    return const[:, None] + terms.sum(axis=1)
+
+
+def _confidences(shared: list[_Order], weights: np.ndarray, own: list[_Order]) -> list[Confidence]:
+    """Merge hypothesis weights (K, H + 2) by lead class; the last column is the own model."""
+    ids = {order: i for i, order in enumerate(dict.fromkeys(shared))}
+    base = np.array([ids[o] for o in shared])
+    own_ids = np.array([ids.setdefault(o, len(ids)) for o in own])
+    classes = list(ids)
+    rank = np.array([sorted(classes).index(o) for o in classes])
+    k, c = len(own), len(classes)
+    cols = np.concatenate([np.broadcast_to(base, (k, len(base))), own_ids[:, None]], axis=1)
+    flat = (np.arange(k)[:, None] * c + cols).ravel()
+    merged = np.bincount(flat, weights=weights.ravel(), minlength=k * c).reshape(k, c)
+    keep = (merged >= _MIN_REPORTED) | (np.arange(c)[None, :] == own_ids[:, None])
+    rows, cols_kept = np.nonzero(keep)
+    probs = merged[rows, cols_kept]
+    order = np.lexsort((rank[cols_kept], -probs, rows))
+    rows, cols_kept, probs = rows[order], cols_kept[order], np.round(probs[order], 4)
+    bounds = np.searchsorted(rows, np.arange(k + 1))
+    listed = [ClassProbability(classes[j], float(p)) for j, p in zip(cols_kept, probs)]
+    own_p = np.round(merged[np.arange(k), own_ids], 4)
+    out = [Confidence(float(own_p[i]), tuple(listed[bounds[i] : bounds[i + 1]])) for i in range(k)]
     return out
-
-
-def _confidence(orders: list[_Order], weights: np.ndarray, own: _Order) -> Confidence:
-    merged: dict[_Order, float] = {}
-    for i, w in enumerate(weights):
-        order = own if i == len(weights) - 1 else orders[i]
-        merged[order] = merged.get(order, 0.0) + float(w)
-    ranked = sorted(merged.items(), key=lambda item: (-item[1], item[0]))
-    classes = tuple(
-        ClassProbability(o, round(w, 4)) for o, w in ranked if w >= _MIN_REPORTED or o == own
-    )
-    return Confidence(round(merged.get(own, 0.0), 4), classes)
 
 
 def _predict(
@@ -218,7 +255,7 @@ def _predict(
     mu, sd = _single_predictions(ens, at, s2)
     const_mu = np.log(np.maximum(ens.constant, 1e-300))
     const_sd = np.sqrt(s2 * (1 + 1 / len(ens.x)))
-    own_value = np.array([_evaluate(f, np.array([at]))[0] for f in ens.fits])
+    own_value = evaluate_fits(ens.fits, np.array([at]))[:, 0]
     own_ok = own_value > 0
     own_mu = np.log(np.where(own_ok, own_value, 1.0))
     dof = np.maximum(len(ens.x) - ens.own_params, 1.0)

@@ -8,6 +8,7 @@ import numpy as np
 
 __all__ = [
     "median_error",
+    "noise_batch",
     "point_spreads",
     "range_of_relative_deviation",
     "robust_noise",
@@ -80,3 +81,23 @@ def median_error(repetitions: Sequence[Sequence[float]]) -> float | None:
         return None
     sd = float(np.median(deviations))
     return sd * np.sqrt(np.pi / 2) / np.sqrt(float(np.median(counts)))
+
+
+def noise_batch(values: np.ndarray) -> dict[str, np.ndarray]:
+    """rrd, robust, median_error (K,) and point spreads (K, P) for values (K, P, R).
+
+    The vectorised form of the per-kernel functions above (NaN where R < 2).
+    """
+    k, p, r = values.shape
+    med = np.median(values, axis=-1)
+    if r < 2:
+        nan = np.full(k, np.nan)
+        return {"rrd": nan, "robust": nan, "median_error": nan, "spreads": np.full((k, p), np.nan)}
+    spreads = (values.max(-1) - values.min(-1)) / med
+    mad = 1.4826 * np.median(np.abs(values - med[..., None]), axis=-1) / med
+    return {
+        "rrd": rrd_batch(values),
+        "robust": np.median(spreads, axis=1) * (r + 1) / (r - 1),
+        "median_error": np.median(mad, axis=1) * np.sqrt(np.pi / 2) / np.sqrt(r),
+        "spreads": spreads,
+    }

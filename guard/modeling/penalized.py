@@ -31,7 +31,13 @@ import numpy as np
 
 from .fitting import fit_batch, power_log_basis
 from .result import Fitted, constant_fit
-from .single_term import as_fractions, fit_constant, fit_single_terms, relative_rss
+from .single_term import (
+    SingleTermFits,
+    as_fractions,
+    fit_constant,
+    fit_single_terms,
+    relative_rss,
+)
 
 __all__ = ["PenalizedModeler", "default_terms", "term_cost"]
 
@@ -117,6 +123,10 @@ class PenalizedModeler:
 
     def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
         """Model every row of y (K, P) measured at x (P,); ``noise`` (K,) is not used here."""
+        return self.fit_with_singles(x, y)[0]
+
+    def fit_with_singles(self, x: np.ndarray, y: np.ndarray) -> tuple[list[Fitted], SingleTermFits]:
+        """The models and the single-term fits behind them (reused by the confidence)."""
         alpha = as_fractions([a for a, _ in self.terms])
         beta = as_fractions([b for _, b in self.terms])
         cost = np.array([term_cost(a, b) for a, b in self.terms])
@@ -146,7 +156,7 @@ class PenalizedModeler:
                         float(fits.smape[k, h]),
                     )
                 )
-        return out
+        return out, fits
 
     def _pair_fit(
         self, x: np.ndarray, y: np.ndarray, pair: tuple[int, int], coef: np.ndarray
