@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, kernel_problems
+from .adaptive import AdaptiveModeler
 from .confidence import Confidence, Prediction, assess
 from .drift import Drift, find_drift
 from .exhaustive import ExhaustiveModeler
@@ -49,6 +50,7 @@ class Modeler(Protocol):
 
 MODELERS: dict[str, Callable[[], Modeler]] = {
     "default": PenalizedModeler,
+    "adaptive": AdaptiveModeler,
     "refining": RefiningModeler,
     "exhaustive": ExhaustiveModeler,
 }
