@@ -186,6 +186,21 @@ def _print_advice(results: list[tuple[str, ModelingResult]]) -> None:
             line = _advice(m.kernel, m.complexity(), m.extra("confidence"), m.extra("noise_detail"))
             if line:
                 err.print(f"[yellow]note[/] {line}", soft_wrap=True)
+            for seg in m.extra("segments") or []:
+                err.print(
+                    f"[yellow]note[/] {m.kernel}: {seg['sentence']}; one model over the whole "
+                    "range misleads: model each side separately or measure past the change",
+                    soft_wrap=True,
+                )
+            drift = m.extra("drift")
+            if drift is not None:
+                ((name, at),) = drift["at"].items()
+                err.print(
+                    f"[yellow]note[/] {m.kernel}: the medians at {name}={at:g} are "
+                    f"{drift['deviation']:+.0%} off the model while the other sizes fit; "
+                    "re-measure that size",
+                    soft_wrap=True,
+                )
 
 
 def _advice(
