@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
@@ -181,7 +182,10 @@ def _kernels_noise(kernels: list[Kernel]) -> list[_KernelNoise]:
     counts = {len(p.values) for points in ordered for p in points}
     if len(counts) != 1:
         return [_kernel_noise(k) for k in kernels]
-    values = np.array([[p.values for p in points] for points in ordered], dtype=float)
+    r = counts.pop()
+    flat = itertools.chain.from_iterable(p.values for points in ordered for p in points)
+    values = np.fromiter(flat, dtype=float, count=len(ordered) * len(ordered[0]) * r)
+    values = values.reshape(len(ordered), len(ordered[0]), r)
     stats = noise_batch(values)
     medians = np.median(values, axis=-1)
 

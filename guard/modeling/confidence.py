@@ -124,7 +124,6 @@ class _Ensemble:
     fits: Sequence[Fitted]
     own_rss: np.ndarray  # (K,)
     own_params: np.ndarray  # (K,)
-    own_order: list[_Order]
 
     @classmethod
     def build(
@@ -173,7 +172,6 @@ class _Ensemble:
             fits=fits,
             own_rss=own_rss,
             own_params=own_params,
-            own_order=[lead_of(f) for f in fits],
         )
 
 
@@ -229,7 +227,14 @@ def _confidences(shared: list[_Order], weights: np.ndarray, own: list[_Order]) -
     """Merge hypothesis weights (K, H + 2) by lead class; the last column is the own model."""
     ids = {order: i for i, order in enumerate(dict.fromkeys(shared))}
     base = np.array([ids[o] for o in shared])
-    own_ids = np.array([ids.setdefault(o, len(ids)) for o in own])
+    # Fractions hash slowly; equal small-denominator exponents have equal floats.
+    by_float = {(float(a), float(b)): i for (a, b), i in ids.items()}
+    own_ids = np.empty(len(own), dtype=int)
+    for i, o in enumerate(own):
+        key = (float(o[0]), float(o[1]))
+        if key not in by_float:
+            by_float[key] = ids[o] = len(ids)
+        own_ids[i] = by_float[key]
     classes = list(ids)
     rank = np.array([sorted(classes).index(o) for o in classes])
     k, c = len(own), len(classes)
