@@ -15,7 +15,12 @@ from hypothesis import strategies as st
 
 from guard import formats
 from guard.measurements import Kernel, Point
-from guard.modeling.multi_parameter import combination_hypotheses, model_multi_parameter
+from guard.modeling.multi_parameter import (
+    LINE_VARIANTS,
+    LineMode,
+    combination_hypotheses,
+    model_multi_parameter,
+)
 from guard.modeling.noise import range_of_relative_deviation
 from guard.modeling.penalized import PenalizedModeler
 from guard.modeling.pmnf import Model
@@ -241,9 +246,11 @@ class RecordingModeler:
 
     def __init__(self) -> None:
         self.calls: list[tuple[tuple[float, ...], int, np.ndarray | None]] = []
+        self.rows: list[np.ndarray] = []
 
     def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
         self.calls.append((tuple(x), len(y), noise))
+        self.rows.append(np.array(y))
         return MODELER.fit(x, y, noise)
 
 
@@ -253,15 +260,19 @@ def test_kernels_sharing_a_line_share_one_fit_call() -> None:
     kernels += [make_kernel(f, minimal(("x", "y")), noise=0.01, seed=9, name="m")]
     recorder = RecordingModeler()
     model_multi_parameter(kernels, ("x", "y"), recorder)
-    # one call per parameter: the minimal layout's lines have the same x-values as the grid's
-    assert [(x, k) for x, k, _ in recorder.calls] == [
-        (tuple(VALUES["x"]), 5),
-        (tuple(VALUES["y"]), 5),
+    # one call per parameter: the minimal layout's lines have the same x-values as the
+    # grid's; each grid kernel brings one row per way of combining its parallel lines,
+    # the minimal layout (one line per parameter) one row. (Refit calls may follow, for
+    # kernels whose chosen hypothesis has terms without some parameter.)
+    rows = len(LINE_VARIANTS)
+    assert [(x, k) for x, k, _ in recorder.calls[:2]] == [
+        (tuple(VALUES["x"]), 4 * rows + 1),
+        (tuple(VALUES["y"]), 4 * rows + 1),
     ]
     noise = recorder.calls[0][2]
     assert noise is not None
     expected = [range_of_relative_deviation([p.values for p in k.points]) for k in kernels]
-    np.testing.assert_allclose(noise, expected)
+    np.testing.assert_allclose(noise, np.repeat(expected, [rows] * 4 + [1]))
 
 
 @settings(max_examples=25, deadline=None)
@@ -280,6 +291,95 @@ def test_smallest_line_option() -> None:
     assert structure(model) == expect({"x": (1, 0)}, {"x": (1, 0), "y": (1, 0)})
     with pytest.raises(ValueError, match="lines must be"):
         model_multi_parameter([kernel], ("x", "y"), MODELER, lines="all")  # type: ignore[arg-type]
+
+
+# Sums where one parameter's term dwarfs another's on the whole grid: every x-line of
+# 10 + 2x^3 + 30y^(1/2) is 30y^(1/2) on top of an offset 2x^3 of up to 500,000, so the
+# average of the lines buries y under the mean offset; the smallest line and the
+# inverse-variance weighted lines keep it.
+DOMINATED = {
+    "x^3 + small y^(1/2)": (
+        ("x", "y"),
+        lambda x, y: 10 + 2 * x**3 + 30 * y**0.5,
+        expect({"x": (3, 0)}, {"y": (F(1, 2), 0)}),
+    ),
+    "small x + y^2 log y": (
+        ("x", "y"),
+        lambda x, y: 20 + 30 * x + 0.5 * y**2 * log2(y),
+        expect({"x": (1, 0)}, {"y": (2, 1)}),
+    ),
+    "x*y^2 + small z": (
+        ("x", "y", "z"),
+        lambda x, y, z: 10 + 0.2 * x * y**2 + 30 * z,
+        expect({"x": (1, 0), "y": (2, 0)}, {"z": (1, 0)}),
+    ),
+}
+# Products under a large constant: the smallest line barely rises above the constant, the
+# lines weighted by their amplitude (or their plain average) carry the product.
+OFFSET_PRODUCTS = {
+    "500 + x^(1/2) y": (
+        ("x", "y"),
+        lambda x, y: 500 + 0.5 * x**0.5 * y,
+        expect({"x": (F(1, 2), 0), "y": (1, 0)}),
+    ),
+    "3000 + x log x * z + y": (
+        ("x", "y", "z"),
+        lambda x, y, z: 3000 + 0.2 * x * log2(x) * z + 10 * y,
+        expect({"x": (1, 1), "z": (1, 0)}, {"y": (1, 0)}),
+    ),
+}
+
+
+def _recovered(case: tuple, lines: LineMode, seeds: range = range(6)) -> list[bool]:
+    """Per seed (1% noise, full grid), whether the structure is recovered exactly."""
+    names, f, expected = case
+    kernels = [make_kernel(f, grid(names), 0.01, seed=s, name=f"s{s}") for s in seeds]
+    models = model_multi_parameter(kernels, names, MODELER, lines=lines)
+    return [structure(m) == expected for m in models]
+
+
+@pytest.mark.parametrize("case", list(DOMINATED), ids=str)
+def test_small_additive_term_next_to_a_dominant_one(case: str) -> None:
+    assert all(_recovered(DOMINATED[case], "candidates"))
+    assert all(_recovered(DOMINATED[case], "smallest"))
+
+
+def test_averaged_lines_bury_a_dominated_term() -> None:
+    assert not any(_recovered(DOMINATED["x^3 + small y^(1/2)"], "average"))
+
+
+@pytest.mark.parametrize("case", list(OFFSET_PRODUCTS), ids=str)
+def test_product_under_a_large_constant(case: str) -> None:
+    assert all(_recovered(OFFSET_PRODUCTS[case], "candidates"))
+    assert not any(_recovered(OFFSET_PRODUCTS[case], "smallest"))
+
+
+def test_refit_removes_the_other_terms() -> None:
+    """Once x^3 + y^(1/2) is chosen, y's lines are refitted with 2x^3 subtracted."""
+    f = lambda x, y: 10 + 2 * x**3 + 30 * y**0.5  # noqa: E731
+    recorder = RecordingModeler()
+    (model,) = model_multi_parameter([make_kernel(f, grid(("x", "y")))], ("x", "y"), recorder)
+    assert structure(model) == expect({"x": (3, 0)}, {"y": (F(1, 2), 0)})
+    assert [(x, k) for x, k, _ in recorder.calls[2:]] == [
+        (tuple(VALUES["x"]), 1),
+        (tuple(VALUES["y"]), 1),
+    ]
+    refit_y = recorder.rows[3][0]
+    np.testing.assert_allclose(refit_y, [10 + 30 * v**0.5 for v in VALUES["y"]], rtol=1e-6)
+    refit_x = recorder.rows[2][0]
+    np.testing.assert_allclose(refit_x, [10 + 2 * v**3 for v in VALUES["x"]], rtol=1e-6)
+
+
+def test_flat_lines_fall_back_to_the_plain_mean() -> None:
+    """Exact data constant in y: no y-line has an amplitude to weight by."""
+    f = lambda x, y: 5 + 0.3 * x**2  # noqa: E731
+    recorder = RecordingModeler()
+    (model,) = model_multi_parameter([make_kernel(f, grid(("x", "y")))], ("x", "y"), recorder)
+    assert structure(model) == expect({"x": (2, 0)})
+    y_rows = recorder.rows[1]  # the matched lines fell back to the average: one row less
+    assert len(y_rows) == len(LINE_VARIANTS) - 1
+    mean = 5 + 0.3 * np.mean([v**2 for v in VALUES["x"]])
+    np.testing.assert_allclose(y_rows[LINE_VARIANTS.index("matched")], mean)
 
 
 def _terms(text: str) -> frozenset[tuple[int, ...]]:
