@@ -219,3 +219,51 @@ def test_unsure_classes_get_advice_on_stderr(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "shaky:" in out.stderr and "likely" in out.stderr
     assert "raise the repetitions" in out.stderr
+
+
+def _noisy_text_file(path: Path, seed: int) -> Path:
+    """Extra-P text: 12 noisy one-parameter kernels and a two-parameter file beside it."""
+    rng = np.random.default_rng(seed)
+    xs = [4, 8, 16, 32, 64]
+    lines = ["PARAMETER n", "", "POINTS " + " ".join(f"( {x} )" for x in xs), "", "REGION main"]
+    for k in range(12):
+        lines.append(f"METRIC m{k}")
+        for x in xs:
+            true = 3 + (k + 1) * x ** (0.5 + k / 8)
+            reps = true * (1 + rng.uniform(-0.3, 0.3, 5))
+            lines.append("DATA " + " ".join(f"{v:.9g}" for v in reps))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _two_parameter_file(path: Path, seed: int) -> Path:
+    rng = np.random.default_rng(seed)
+    grid = [(p, n) for p in (2, 4, 8, 16, 32) for n in (10, 20, 30, 40, 50)]
+    lines = ["PARAMETER p", "PARAMETER n", ""]
+    lines.append("POINTS " + " ".join(f"( {p} {n} )" for p, n in grid))
+    lines += ["", "REGION main", "METRIC time"]
+    for p, n in grid:
+        reps = (5 + 0.1 * p * n**2) * (1 + rng.uniform(-0.05, 0.05, 5))
+        lines.append("DATA " + " ".join(f"{v:.9g}" for v in reps))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("modeler", ["default", "adaptive"])
+def test_json_is_byte_identical_across_runs_for_noisy_and_multi_parameter_input(
+    tmp_path: Path, modeler: str
+) -> None:
+    one = _noisy_text_file(tmp_path / "noisy.txt", 5)
+    two = _two_parameter_file(tmp_path / "grid.txt", 6)
+    runs = [
+        perfguard("model", one, two, "--modeler", modeler, "--predict", "n=256", "--json")
+        for _ in range(2)
+    ]
+    assert runs[0].returncode == 2  # --predict names n, grid.txt has p and n
+    runs = [perfguard("model", one, two, "--modeler", modeler, "--json") for _ in range(2)]
+    assert runs[0].returncode == 0, runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout
+    models = json.loads(runs[0].stdout)["models"]
+    assert len(models) == 13
+    grid = models[-1]
+    assert grid["parameters"] == ["p", "n"] and grid["complexity"] == "O(p n^2)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import statistics
@@ -260,7 +261,10 @@ def _model_multi(mset: MeasurementSet, impl: Modeler) -> ModelingResult:
     results = model_multi_parameter(mset.kernels, tuple(mset.parameters), impl)
     for kernel, result in zip(mset.kernels, results):
         if isinstance(result, Model):
-            models.append(result)
+            # The same added fields as one-parameter models; the per-class confidence,
+            # drift and segment checks are one-parameter analyses (null / empty here).
+            extras = {"noise_detail": None, "confidence": None, "drift": None, "segments": []}
+            models.append(dataclasses.replace(result, extras={**extras, **result.extras}))
         else:
             skipped.append(Skipped(kernel.name, kernel.metric, tuple(result)))
     return ModelingResult(tuple(models), tuple(skipped))
