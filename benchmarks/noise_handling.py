@@ -30,18 +30,9 @@ from guard.modeling.confidence import assess, lead_of  # noqa: E402
 from guard.modeling.drift import find_drift  # noqa: E402
 from guard.modeling.noise import median_error, range_of_relative_deviation, robust_noise  # noqa: E402
 from guard.modeling.penalized import PenalizedModeler  # noqa: E402
+from guard.modeling.synthetic import CLASSES  # noqa: E402
 
-E = [
-    (F(a, b), F(c))
-    for a, b, c in [
-        (0, 1, 0), (0, 1, 1), (0, 1, 2), (1, 4, 0), (1, 3, 0), (1, 4, 1), (1, 3, 1), (1, 4, 2),
-        (1, 3, 2), (1, 2, 0), (1, 2, 1), (1, 2, 2), (2, 3, 0), (3, 4, 0), (2, 3, 1), (3, 4, 1),
-        (4, 5, 0), (2, 3, 2), (3, 4, 2), (1, 1, 0), (1, 1, 1), (1, 1, 2), (5, 4, 0), (5, 4, 1),
-        (4, 3, 0), (4, 3, 1), (3, 2, 0), (3, 2, 1), (3, 2, 2), (5, 3, 0), (7, 4, 0), (2, 1, 0),
-        (2, 1, 1), (2, 1, 2), (9, 4, 0), (7, 3, 0), (5, 2, 0), (5, 2, 1), (5, 2, 2), (8, 3, 0),
-        (11, 4, 0), (3, 1, 0), (3, 1, 1),
-    ]
-]  # fmt: skip
+E = list(CLASSES)  # seed 004's set E, 43 classes
 SERIES = {  # five measured values, then P+1..P+4
     "doubling": [4, 8, 16, 32, 64, 128, 256, 512, 1024],
     "linear": [10, 20, 30, 40, 50, 60, 70, 80, 90],

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from guard.modeling.synthetic import CLASSES
+
 __all__ = [
     "CLASSES_E",
     "NOISE_LEVELS",
@@ -35,18 +37,9 @@ __all__ = [
     "noisy_values",
 ]
 
-# Eq. 2 in the order of the paper's DNN classes (and of extrap-adaptive-modeler's _TERMS).
-CLASSES_E: tuple[tuple[F, F], ...] = tuple(
-    (F(a), F(b))
-    for a, b in [
-        (0, 0), (0, 1), (0, 2), ("1/4", 0), ("1/3", 0), ("1/4", 1), ("1/3", 1), ("1/4", 2),
-        ("1/3", 2), ("1/2", 0), ("1/2", 1), ("1/2", 2), ("2/3", 0), ("3/4", 0), ("2/3", 1),
-        ("3/4", 1), ("4/5", 0), ("2/3", 2), ("3/4", 2), (1, 0), (1, 1), (1, 2), ("5/4", 0),
-        ("5/4", 1), ("4/3", 0), ("4/3", 1), ("3/2", 0), ("3/2", 1), ("3/2", 2), ("5/3", 0),
-        ("7/4", 0), (2, 0), (2, 1), (2, 2), ("9/4", 0), ("7/3", 0), ("5/2", 0), ("5/2", 1),
-        ("5/2", 2), ("8/3", 0), ("11/4", 0), (3, 0), (3, 1),
-    ]
-)  # fmt: skip
+# Eq. 2 in the order of the paper's DNN classes (and of extrap-adaptive-modeler's _TERMS);
+# one list for the benchmark, the training data and the classifier.
+CLASSES_E: tuple[tuple[F, F], ...] = CLASSES
 
 NOISE_LEVELS = (2, 5, 10, 20, 50, 75, 100)  # percent; n% = up to +-n/2 % around the value
 REPETITIONS = 5

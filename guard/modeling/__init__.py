@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, kernel_problems
 from .adaptive import AdaptiveModeler
-from .confidence import Confidence, Prediction, assess, evaluate_fits
+from .confidence import Confidence, Prediction, assess
 from .drift import Drift, find_drift
 from .exhaustive import ExhaustiveModeler
 from .multi_parameter import model_multi_parameter
@@ -31,7 +31,7 @@ from .noise import (
 from .penalized import PenalizedModeler
 from .pmnf import Deferred, Factor, Model, Term, fraction_text
 from .refining import RefiningModeler
-from .result import Fitted
+from .result import Fitted, evaluate_fits
 from .segments import Segmentation, detect_segments
 
 MIN_SEGMENT_POINTS = 6  # two sides of three points: fewer cannot show a change of growth

@@ -41,7 +41,7 @@ import numpy as np
 from .dnn import BUCKETS, Classifier, features, load_classifier, softmax
 from .fitting import fit_batch, power_log_basis, smape
 from .penalized import PenalizedModeler
-from .result import Fitted, constant_fit
+from .result import Fitted, constant_fit, evaluate_fits
 from .single_term import fit_single_terms
 from .synthetic import CLASSES, class_alpha, class_beta, generate
 
@@ -146,20 +146,13 @@ def estimate_noise(
     unknown = ~np.isfinite(rrd)
     if not unknown.any():
         return rrd
-    pred = np.array([_evaluate(f, x) for f, u in zip(base, unknown) if u])
+    pred = evaluate_fits([f for f, u in zip(base, unknown) if u], x)
     with np.errstate(invalid="ignore", divide="ignore"):
         rel = (y[unknown] - pred) / pred
         finite = np.isfinite(rel)
         spread = np.where(finite, rel, -np.inf).max(1) - np.where(finite, rel, np.inf).min(1)
     out = rrd.copy()
     out[unknown] = np.where(np.isfinite(spread), spread * RESIDUAL_TO_RRD, 0.0)
-    return out
-
-
-def _evaluate(fitted: Fitted, x: np.ndarray) -> np.ndarray:
-    out = np.full(len(x), fitted.constant)
-    for c, a, b in fitted.terms:
-        out = out + c * power_log_basis(x, np.array([float(a)]), np.array([float(b)]))[0]
     return out
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from .fitting import power_log_basis
 from .penalized import PenalizedModeler, term_cost
-from .result import Fitted
+from .result import Fitted, evaluate_fits
 from .single_term import (
     SingleTermFits,
     as_fractions,
@@ -204,23 +204,6 @@ def _own(
             cost[i] = ref.prior_weight * sum(term_cost(a, b) for _, a, b in f.terms)
             cost[i] += ref.pair_penalty if len(f.terms) > 1 else 0.0
     return rss, cost, params
-
-
-def evaluate_fits(fits: Sequence[Fitted], x: np.ndarray) -> np.ndarray:
-    """Every fit's value at x (K, P), with the terms padded into arrays."""
-    width = max((len(f.terms) for f in fits), default=0)
-    k = len(fits)
-    coef, alpha, beta = np.zeros((k, width)), np.zeros((k, width)), np.zeros((k, width))
-    for i, f in enumerate(fits):
-        for j, (c, a, b) in enumerate(f.terms):
-            coef[i, j], alpha[i, j], beta[i, j] = c, a, b
-    const = np.array([f.constant for f in fits], dtype=float)
-    x = np.asarray(x, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        logx = np.log2(x)[None, None, :]
-        logs = np.where(beta[..., None] == 0, 1.0, np.abs(logx) ** beta[..., None] * np.sign(logx))
-        terms = coef[..., None] * x[None, None, :] ** alpha[..., None] * logs
-    return const[:, None] + terms.sum(axis=1)
 
 
 def _confidences(shared: list[_Order], weights: np.ndarray, own: list[_Order]) -> list[Confidence]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .result import Fitted
+from .result import Fitted, evaluate_fits
 
 __all__ = ["MIN_POINTS", "Drift", "find_drift", "misfits"]
 
@@ -34,13 +34,6 @@ class Drift:
     deviation: float
 
 
-def _evaluate(fit: Fitted, x: np.ndarray) -> np.ndarray:
-    out = np.full(len(x), fit.constant, dtype=float)
-    for c, a, b in fit.terms:
-        out = out + c * x ** float(a) * np.log2(x) ** float(b)
-    return out
-
-
 def misfits(
     x: np.ndarray, y: np.ndarray, fits: list[Fitted], sigma: np.ndarray, floor: float = 3e-3
 ) -> np.ndarray:
@@ -48,7 +41,7 @@ def misfits(
     k, p = y.shape
     if p < MIN_POINTS:
         return np.zeros(k, dtype=bool)
-    pred = np.array([_evaluate(f, x) for f in fits])
+    pred = evaluate_fits(fits, x)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.abs((y - pred) / pred)
     r = np.where(np.isfinite(r), r, 0.0)
@@ -71,7 +64,7 @@ def find_drift(
         if not flagged[i]:
             out.append(None)
             continue
-        pred = _evaluate(fit, x)
+        pred = evaluate_fits([fit], x)[0]
         r = (y[i] - pred) / pred
         j = int(np.argmax(np.abs(r)))
         out.append(Drift(j, float(r[j])))
