@@ -1,0 +1,1 @@
+"""Expectations, class order, verdicts, baseline comparison and ranking."""
