@@ -1,0 +1,42 @@
+"""Catwalk's ranking: kernels by their predicted value at a target scale, or asymptotically."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .verdicts import Verdict
+
+__all__ = ["rank_kernels"]
+
+FAR = 2.0**20  # where kernels of one class are told apart when no target is given
+
+
+def rank_kernels(
+    verdicts: Sequence[Verdict], parameters: Sequence[str], target: Mapping[str, float]
+) -> list[Verdict]:
+    """The verdicts in input order, each with its rank (1 = the most expensive at scale).
+
+    With a target every model is evaluated there (parameters the target leaves out at
+    ``FAR``) and ranked by that value; without one, by lead class first, then by the
+    value at ``FAR``.  Kernels without a model get no rank.
+    """
+    keyed = []
+    for i, v in enumerate(verdicts):
+        if v.model is None:
+            continue
+        at = {p: float(target.get(p, FAR)) for p in v.model.parameters}
+        value = float(np.asarray(v.model.evaluate(at)))
+        lead = max(v.model.lead_order(p) for p in v.model.parameters)
+        keyed.append((i, value, lead))
+    if target:
+        order = sorted(keyed, key=lambda t: (-t[1], t[0]))
+    else:
+        order = sorted(keyed, key=lambda t: (tuple(-x for x in t[2]), -t[1], t[0]))
+    out = list(verdicts)
+    for rank, (i, value, _) in enumerate(order, start=1):
+        predicted = value if target else None
+        out[i] = dataclasses.replace(out[i], rank=rank, predicted=predicted)
+    return out

@@ -1,0 +1,102 @@
+"""Verdicts per kernel and metric, and the ``verdicts@1`` document."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..modeling.pmnf import Model
+
+__all__ = ["SCHEMA", "CheckReport", "Reason", "Verdict", "VerdictName"]
+
+SCHEMA = "perfguard/verdicts@1"
+VerdictName = Literal["pass", "fail", "inconclusive", "error"]
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a verdict is what it is, in a sentence a person can act on.
+
+    ``kind``: expectation, max_class, regression, slowdown, improvement, change,
+    inconclusive, error.
+    """
+
+    kind: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One kernel and metric: pass, fail, inconclusive or error, with the evidence."""
+
+    kernel: str
+    metric: str
+    verdict: VerdictName
+    expectation: str | None = None
+    violates_expectation: bool = False
+    regression: bool = False
+    reasons: tuple[Reason, ...] = ()
+    model: Model | None = None
+    baseline_model: Model | None = None
+    probabilities: Mapping[str, float] = field(default_factory=dict)
+    rank: int | None = None
+    predicted: float | None = None
+    change: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """One ``verdicts@1`` kernel entry (the DESIGN.md fields first, then added ones)."""
+        return {
+            "kernel": self.kernel,
+            "metric": self.metric,
+            "verdict": self.verdict,
+            "expectation": self.expectation,
+            "violates_expectation": self.violates_expectation,
+            "regression": self.regression,
+            "reasons": [r.to_json() for r in self.reasons],
+            "model": None if self.model is None else self.model.to_json(),
+            "baseline_model": None
+            if self.baseline_model is None
+            else self.baseline_model.to_json(),
+            "probabilities": {k: round(v, 6) for k, v in self.probabilities.items()},
+            "rank": self.rank,
+            "predicted_at_target": self.predicted,
+            "change_at_target": self.change,
+        }
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Every verdict of one check, and the settings that produced them."""
+
+    verdicts: tuple[Verdict, ...]
+    strict: bool = False
+    confidence: float = 0.99
+    target: Mapping[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> VerdictName:
+        """fail: a kernel fails (or, strict, is inconclusive); else error, inconclusive, pass."""
+        names = {v.verdict for v in self.verdicts}
+        if "fail" in names or (self.strict and "inconclusive" in names):
+            return "fail"
+        for name in ("error", "inconclusive"):
+            if name in names:
+                return name  # type: ignore[return-value]
+        return "pass"
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``perfguard/verdicts@1`` document."""
+        return {
+            "schema": SCHEMA,
+            "status": self.status,
+            "strict": self.strict,
+            "confidence": self.confidence,
+            "target": dict(self.target),
+            "kernels": [v.to_json() for v in self.verdicts],
+            "notes": list(self.notes),
+        }

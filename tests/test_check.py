@@ -1,0 +1,216 @@
+"""Verdicts from seeded synthetic measurements: evidence, expectations, the baseline."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from guard.checking.check import CheckOptions, ExpectationRule, check
+from guard.checking.evidence import ORDERS, compare_runs, evidence_from_points
+from guard.errors import UsageError
+from guard.measurements import Kernel, MeasurementSet, Point
+from guard.reporting.markdown import escape, render_markdown
+
+SIZES = 256.0 * 2.0 ** np.arange(6)
+CLASS = {
+    "1": lambda n: np.ones_like(n),
+    "log n": np.log2,
+    "sqrt n": np.sqrt,
+    "n": lambda n: n,
+    "n log n": lambda n: n * np.log2(n),
+    "n^2": lambda n: n**2,
+}
+
+
+def runs(shape: str, seed: int, noise: float = 0.02, speed: float = 1.0, scale: float = 1.0):
+    """Five repetitions per size of overhead + kernel, multiplicative noise (seeded)."""
+    rng = np.random.default_rng(seed)
+    g = CLASS[shape](SIZES)
+    clean = speed * (1e-6 + scale * 1e-6 * g / g[0])  # the overhead equals the kernel at n0
+    return clean[:, None] * (1 + rng.uniform(-noise / 2, noise / 2, (len(SIZES), 5)))
+
+
+def kernel(name: str, values: np.ndarray, sizes: np.ndarray = SIZES) -> Kernel:
+    return Kernel(name, "time", tuple(Point((x,), tuple(v)) for x, v in zip(sizes, values)))
+
+
+def mset(*kernels: Kernel) -> MeasurementSet:
+    return MeasurementSet(("n",), kernels)
+
+
+def index(text: str) -> int:
+    a, b = {"1": (0, 0), "log n": (0, 1), "n": (1, 0), "n log n": (1, 1), "n^2": (2, 0)}[text]
+    return ORDERS.index((a, b))
+
+
+# ---------------------------------------------------------------------------- evidence
+
+
+@pytest.mark.parametrize("shape", ["1", "log n", "n", "n log n", "n^2"])
+def test_evidence_puts_most_weight_on_the_true_class(shape):
+    ev = evidence_from_points(SIZES, runs(shape, seed=1, noise=0.01))
+    assert ORDERS[int(np.argmax(ev.probabilities[0]))] == ORDERS[index(shape)]
+
+
+def test_flat_data_is_constant_not_a_tiny_steep_term():
+    ev = evidence_from_points(SIZES, runs("1", seed=2))
+    assert ev.probabilities[0, 0] > 0.9
+    steep = [i for i, (a, _) in enumerate(ORDERS) if a >= 2]
+    assert ev.probabilities[0, steep].sum() < 0.01
+
+
+def test_uniform_speed_factor_does_not_change_the_evidence():
+    values = runs("n log n", seed=3)
+    a = evidence_from_points(SIZES, values).probabilities
+    b = evidence_from_points(SIZES, 0.6 * values).probabilities
+    np.testing.assert_allclose(a, b, atol=1e-9)
+
+
+def test_comparison_sees_a_class_change_and_not_a_slowdown():
+    base = evidence_from_points(SIZES, runs("n", seed=4))
+    worse = evidence_from_points(SIZES, runs("n^2", seed=5, speed=1.3))
+    slower = evidence_from_points(SIZES, runs("n", seed=6, speed=1.4, scale=1.3))
+    assert compare_runs(base, worse).regression[0] > 0.99
+    assert compare_runs(base, slower).regression[0] < 0.5
+    assert compare_runs(worse, base).improvement[0] > 0.99
+
+
+# ---------------------------------------------------------------------------- check
+
+
+def test_expectation_violation_fails_with_an_actionable_reason():
+    report = check(
+        mset(kernel("dedupe", runs("n^2", 7))),
+        options=CheckOptions(rules=(ExpectationRule("*", "<= n log n"),)),
+    )
+    (v,) = report.verdicts
+    assert (v.verdict, v.violates_expectation, v.regression) == ("fail", True, False)
+    assert report.status == "fail"
+    message = v.reasons[0].message
+    assert message.startswith("n^2 measured, <= n log n expected")
+    assert "confident" in message and "see n=" in message
+
+
+def test_expectation_met_passes_and_first_matching_rule_wins():
+    rules = (ExpectationRule("sort*", "<= n log n"), ExpectationRule("*", "<= 1"))
+    report = check(
+        mset(kernel("sort_ints", runs("n log n", 8)), kernel("lookup", runs("1", 9))),
+        options=CheckOptions(rules=rules),
+    )
+    assert [(v.verdict, v.expectation) for v in report.verdicts] == [
+        ("pass", "<= n log n"),
+        ("pass", "<= 1"),
+    ]
+
+
+def test_regression_against_baseline_on_a_slower_runner():
+    base = mset(kernel("k", runs("n", 10)), kernel("same", runs("n log n", 11)))
+    cand = mset(
+        kernel("k", runs("n^2", 12, speed=1.4)),
+        kernel("same", runs("n log n", 13, speed=1.4, scale=1.2)),
+    )
+    report = check(cand, base)
+    k, same = report.verdicts
+    assert (k.verdict, k.regression) == ("fail", True)
+    assert (
+        k.reasons[0].kind == "regression" and "n^2 now, n in the baseline" in k.reasons[0].message
+    )
+    assert same.verdict == "pass" and not same.regression
+    assert same.change == pytest.approx(1.4 * 1.2, rel=0.15)
+
+
+def test_max_class_flags_anything_above_it():
+    report = check(
+        mset(kernel("a", runs("n", 14)), kernel("b", runs("n^2", 15))),
+        options=CheckOptions(max_class="n"),
+    )
+    assert [v.verdict for v in report.verdicts] == ["pass", "fail"]
+    assert report.verdicts[1].reasons[0].kind == "max_class"
+    assert report.verdicts[1].violates_expectation
+
+
+def test_noisy_weak_evidence_is_inconclusive_with_advice_and_strict_fails():
+    values = runs("n", 16, noise=0.6) * (1 + 0.04 * np.arange(6))[:, None]
+    options = CheckOptions(rules=(ExpectationRule("*", "<= n"),), suggestive=0.0)
+    report = check(mset(kernel("k", values)), options=options)
+    (v,) = report.verdicts
+    assert v.verdict == "inconclusive"
+    advice = v.reasons[-1].message
+    assert advice.startswith("to decide:") and "extend n beyond" in advice
+    assert report.status == "inconclusive"
+    strict = check(
+        mset(kernel("k", values)),
+        options=CheckOptions(rules=options.rules, suggestive=0.0, strict=True),
+    )
+    assert strict.status == "fail"
+
+
+def test_ranking_at_a_target_orders_by_predicted_value():
+    report = check(
+        mset(
+            kernel("lin", runs("n", 17)),
+            kernel("quad", runs("n^2", 18)),
+            kernel("flat", runs("1", 19)),
+        ),
+        options=CheckOptions(target={"n": 1e6}),
+    )
+    ranks = {v.kernel: v.rank for v in report.verdicts}
+    assert ranks == {"quad": 1, "lin": 2, "flat": 3}
+    assert all(v.predicted is not None for v in report.verdicts)
+
+
+def test_unmodellable_kernel_is_an_error_verdict():
+    short = kernel("short", runs("n", 20)[:3], SIZES[:3])
+    report = check(mset(short, kernel("ok", runs("n", 21))))
+    assert [v.verdict for v in report.verdicts] == ["error", "pass"]
+    assert report.status == "error"
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        (CheckOptions(rules=(ExpectationRule("*", "<= n lg^ n", "perfguard.yml:4"),)), "column"),
+        (CheckOptions(rules=(ExpectationRule("*", "<= m"),)), "unknown parameter 'm'"),
+        (CheckOptions(max_class="n^"), "--max-class"),
+        (CheckOptions(target={"p": 10.0}), "target parameter 'p'"),
+    ],
+)
+def test_bad_options_are_usage_errors(options, fragment):
+    with pytest.raises(UsageError, match=fragment.replace("^", r"\^")):
+        check(mset(kernel("k", runs("n", 22))), options=options)
+
+
+def test_verdicts_json_has_the_design_fields_and_is_deterministic():
+    def run():
+        base = mset(kernel("k", runs("n", 23)))
+        cand = mset(kernel("k", runs("n^2", 24)))
+        return check(cand, base, CheckOptions(rules=(ExpectationRule("k", "<= n"),))).to_json()
+
+    doc = run()
+    assert doc == run()
+    assert doc["schema"] == "perfguard/verdicts@1" and doc["status"] == "fail"
+    entry = doc["kernels"][0]
+    for key in (
+        "kernel",
+        "metric",
+        "verdict",
+        "expectation",
+        "violates_expectation",
+        "regression",
+        "reasons",
+        "model",
+        "baseline_model",
+    ):
+        assert key in entry
+    assert entry["model"]["complexity"] == "O(n^2)"
+    assert entry["baseline_model"]["complexity"] == "O(n)"
+    assert {r["kind"] for r in entry["reasons"]} >= {"expectation", "regression"}
+
+
+def test_markdown_escapes_user_names():
+    name = "<img src=x onerror=alert(1)>|*bold*"
+    report = check(mset(kernel(name, runs("n", 25))))
+    text = render_markdown(report)
+    assert "<img" not in text and "&lt;img" in text
+    assert "\\|\\*bold\\*" in text
+    assert escape("a|b") == "a\\|b"
