@@ -13,9 +13,16 @@ from rich.table import Table
 
 from . import __version__
 from . import formats as formats_mod
+from .checking.check import CheckOptions, ExpectationRule, parse_rules
+from .checking.check import check as run_check
+from .checking.verdicts import CheckReport
+from .config import Config, expectation_rules, load_config
 from .errors import ModelingError, PerfguardError, UsageError
 from .modeling import MODELERS, ModelingResult, get_modeler, model_measurements
 from .modeling.pmnf import MODELS_SCHEMA
+from .reporting.markdown import render_markdown
+from .reporting.summary import counts_sentence, shown_reasons
+from .reporting.terminal import STYLES, verdict_table
 
 __all__ = ["app", "main"]
 
@@ -240,10 +247,188 @@ def _advice(
     return " ".join(parts)
 
 
+@app.command("check")
+def check_cmd(
+    current: Path | None = typer.Argument(
+        None,
+        help="Measurements of the commit under test (any supported format).",
+        show_default=False,
+    ),
+    baseline: Path | None = typer.Option(
+        None, "--baseline", "-b", help="Measurements of the baseline commit.", show_default=False
+    ),
+    expect: list[str] = typer.Option(
+        [],
+        "--expect",
+        "-e",
+        help="GLOB=EXPR, e.g. 'sort*=<= n log n' (repeatable; first match wins).",
+    ),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        "-c",
+        help="perfguard.yml (default: ./perfguard.yml when present).",
+        show_default=False,
+    ),
+    format: str | None = typer.Option(
+        None, "--format", "-f", help=f"Force the input format: {', '.join(formats_mod.names())}."
+    ),
+    modeler: str = typer.Option(
+        "default", "--modeler", "-m", help=f"Modeler: {', '.join(MODELERS)}."
+    ),
+    target: list[str] = typer.Option(
+        [], "--target", "-t", help="Rank and compare at this scale, e.g. n=1e6 (repeatable)."
+    ),
+    max_class: str | None = typer.Option(
+        None, "--max-class", help="Flag any kernel above this class, e.g. 'n'.", show_default=False
+    ),
+    max_slowdown: float | None = typer.Option(
+        None,
+        "--max-slowdown",
+        help="Also fail when x this much slower than the baseline at the target.",
+        show_default=False,
+    ),
+    confidence: float | None = typer.Option(
+        None, "--confidence", help="How sure a failure must be (default 0.99).", show_default=False
+    ),
+    strict: bool = typer.Option(False, "--strict", help="Inconclusive verdicts fail the build."),
+    as_json: bool = typer.Option(False, "--json", help="Print perfguard/verdicts@1 JSON."),
+    markdown: Path | None = typer.Option(
+        None, "--markdown", help="Also write a markdown report to this file.", show_default=False
+    ),
+) -> None:
+    """Verdicts: pass, fail or inconclusive against declared bounds and the baseline.
+
+    Exit codes: 0 pass (inconclusive passes unless --strict), 1 a scalability bug,
+    2 usage, config or input error.
+    """
+    get_modeler(modeler)
+    if format is not None and format not in formats_mod.names():
+        raise UsageError(
+            f"unknown format {format!r}; choose one of: {', '.join(formats_mod.names())}"
+        )
+    if current is None:
+        raise UsageError(
+            "give the measurements to check (perfguard check CURRENT); collecting them first "
+            "needs `perfguard run`, which is not available yet"
+        )
+    if markdown is not None and not markdown.parent.exists():
+        raise UsageError(f"--markdown: folder {markdown.parent} does not exist")
+    cfg = _load_check_config(config)
+    options = _check_options(
+        cfg, expect, modeler, target, max_class, max_slowdown, confidence, strict
+    )
+    parse_rules(options)  # a malformed expectation fails before any file is read
+    base_path = baseline or (cfg.check.baseline if cfg is not None else None)
+    current_set = formats_mod.load(current, format)
+    base_set = formats_mod.load(base_path, format) if base_path is not None else None
+    report = run_check(current_set, base_set, options)
+    if markdown is not None:
+        markdown.write_text(render_markdown(report), encoding="utf-8")
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n")
+    else:
+        _print_check(report)
+    raise typer.Exit(_check_exit_code(report))
+
+
+def _load_check_config(path: Path | None) -> Config | None:
+    if path is not None:
+        return load_config(path)
+    default = Path("perfguard.yml")
+    return load_config(default) if default.is_file() else None
+
+
+def _check_options(
+    cfg: Config | None,
+    expect: list[str],
+    modeler: str,
+    target: list[str],
+    max_class: str | None,
+    max_slowdown: float | None,
+    confidence: float | None,
+    strict: bool,
+) -> CheckOptions:
+    """Command-line values first, then perfguard.yml's, then the defaults."""
+    rules = [_expect_rule(text) for text in expect]
+    check_cfg = cfg.check if cfg is not None else None
+    if cfg is not None:
+        rules += [
+            ExpectationRule(r.pattern, r.expectation, r.source) for r in expectation_rules(cfg)
+        ]
+    targets = dict(check_cfg.target) if check_cfg is not None else {}
+    targets.update(_parse_target(t) for t in target)
+    source = "--max-class"
+    if max_class is None and check_cfg is not None and check_cfg.max_class is not None:
+        max_class = check_cfg.max_class
+        source = f"{cfg.path}:{check_cfg.max_class_line}: check.max_class"  # type: ignore[union-attr]
+    conf = confidence if confidence is not None else (check_cfg.confidence if check_cfg else 0.99)
+    if not 0.5 < conf < 1:
+        raise UsageError(f"--confidence must lie between 0.5 and 1, got {conf}")
+    slowdown = (
+        max_slowdown
+        if max_slowdown is not None
+        else (check_cfg.max_slowdown if check_cfg else None)
+    )
+    if slowdown is not None and not slowdown > 1:
+        raise UsageError(f"--max-slowdown must be greater than 1, got {slowdown}")
+    return CheckOptions(
+        rules=tuple(rules),
+        max_class=max_class,
+        max_class_source=source,
+        confidence=conf,
+        strict=strict or bool(check_cfg and check_cfg.strict),
+        target=targets,
+        max_slowdown=slowdown,
+        modeler=modeler,
+    )
+
+
+def _expect_rule(text: str) -> ExpectationRule:
+    """``GLOB=EXPR``; an expression alone (starting with <, = or ≤) applies to every kernel."""
+    if text.lstrip()[:1] in ("<", "=", "≤"):
+        return ExpectationRule("*", text.strip(), "--expect")
+    glob, sep, expr = text.partition("=")
+    if not sep or not glob.strip() or not expr.strip():
+        raise UsageError(f"--expect wants GLOB=EXPR such as 'sort*=<= n log n', got {text!r}")
+    return ExpectationRule(glob.strip(), expr.strip(), f"--expect {text!r}")
+
+
+def _parse_target(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    try:
+        at = float(value)
+    except ValueError:
+        at = float("nan")
+    if not sep or not name.strip() or not at > 0 or at == float("inf"):
+        raise UsageError(f"--target wants NAME=SIZE such as n=1e6, got {text!r}")
+    return name.strip(), at
+
+
+def _check_exit_code(report: CheckReport) -> int:
+    status = report.status
+    if status == "fail":
+        return 1
+    return 2 if status == "error" else 0
+
+
+def _print_check(report: CheckReport) -> None:
+    console = Console(highlight=False)
+    console.print(verdict_table(report))
+    for v in report.verdicts:
+        for line in shown_reasons(v):
+            style = STYLES[v.verdict]
+            console.print(f"[{style}]{v.verdict}[/] {v.kernel}: {line}", soft_wrap=True)
+    for note in report.notes:
+        console.print(f"[yellow]note[/] {note}", soft_wrap=True)
+    style = STYLES[report.status]
+    console.print(f"[{style}]perfguard check: {report.status}[/] ({counts_sentence(report)})")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning perfguard errors into one line and an exit code."""
     try:
-        app(args=argv, prog_name="perfguard", standalone_mode=False)
+        code = app(args=argv, prog_name="perfguard", standalone_mode=False)
     except PerfguardError as exc:
         if _state["debug"]:
             raise
@@ -263,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
             exc.show()
             return 2
         raise
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,1 @@
+"""Renderers: each returns text or a rich renderable; only the CLI writes."""

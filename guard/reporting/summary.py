@@ -1,0 +1,34 @@
+"""Facts about a check that every renderer shows the same way."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..checking.verdicts import CheckReport, Verdict
+
+__all__ = ["ORDER", "counts_sentence", "decisive_probability", "shown_reasons"]
+
+ORDER = ("fail", "error", "inconclusive", "pass")
+
+
+def counts_sentence(report: CheckReport) -> str:
+    """``2 fail, 1 inconclusive, 7 pass`` (verdicts in ORDER, zeros left out)."""
+    counts = Counter(v.verdict for v in report.verdicts)
+    parts = [f"{counts[name]} {name}" for name in ORDER if counts[name]]
+    return ", ".join(parts) or "no kernels"
+
+
+def decisive_probability(v: Verdict) -> float | None:
+    """The largest probability of a failing finding (violation, max_class, regression)."""
+    probs = [v.probabilities.get(k) for k in ("violation", "max_class", "regression")]
+    finite = [p for p in probs if p is not None and p == p]
+    return max(finite) if finite else None
+
+
+def shown_reasons(v: Verdict) -> list[str]:
+    """Reasons worth a line: everything except the informational change on a pass."""
+    return [
+        f"{r.kind}: {r.message}"
+        for r in v.reasons
+        if not (v.verdict == "pass" and r.kind == "change")
+    ]

@@ -1,0 +1,99 @@
+"""``perfguard check`` end to end, as a real subprocess on real measurement files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_cli import perfguard
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "check"
+BASE, CAND = EXAMPLES / "base.json", EXAMPLES / "cand.json"
+
+
+def test_regression_and_violation_exit_1_with_verdicts_json(tmp_path):
+    report = tmp_path / "report.md"
+    r = perfguard(
+        "check",
+        CAND,
+        "--baseline",
+        BASE,
+        "--expect",
+        "dedupe=<= n",
+        "--expect",
+        "sort=<= n log n",
+        "--json",
+        "--markdown",
+        report,
+    )
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["schema"] == "perfguard/verdicts@1" and doc["status"] == "fail"
+    by_name = {k["kernel"]: k for k in doc["kernels"]}
+    dedupe = by_name["dedupe"]
+    assert dedupe["verdict"] == "fail"
+    assert dedupe["violates_expectation"] and dedupe["regression"]
+    assert dedupe["expectation"] == "<= n"
+    assert by_name["sort"]["verdict"] == "pass"
+    assert report.read_text().startswith("## perfguard: ❌ fail")
+
+
+def test_same_measurements_pass_with_exit_0_and_a_table():
+    r = perfguard("check", BASE, "--baseline", BASE, "--expect", "*=<= n log n")
+    assert r.returncode == 0, r.stderr
+    assert "perfguard check: pass" in r.stdout
+    assert "dedupe" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--expect", "dedupe=<= n lg^ n"], "at column 10"),
+        (["--expect", "dedupe"], "GLOB=EXPR"),
+        (["--max-class", "n^^2"], "--max-class"),
+        (["--target", "n=abc"], "--target wants NAME=SIZE"),
+        (["--confidence", "1.5"], "--confidence"),
+        (["--baseline", "missing.json"], "missing.json"),
+        (["--modeler", "nope"], "unknown modeler"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(args, fragment):
+    r = perfguard("check", CAND, *args)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], r.stderr
+    assert r.stdout == ""
+
+
+def test_config_supplies_expectations_baseline_and_target(tmp_path):
+    (tmp_path / "perfguard.yml").write_text(
+        "version: 1\n"
+        "expect:\n"
+        '  "dedupe": "<= n"\n'
+        "check:\n"
+        f"  baseline: {BASE}\n"
+        "  target: {n: 1.0e6}\n"
+        '  max_class: "n^2"\n'
+    )
+    r = perfguard("check", CAND, "--json", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["target"] == {"n": 1e6}
+    dedupe = next(k for k in doc["kernels"] if k["kernel"] == "dedupe")
+    assert dedupe["expectation"] == "<= n" and dedupe["regression"]
+    assert dedupe["rank"] == 1 and dedupe["predicted_at_target"] > 0
+
+
+def test_config_error_names_file_and_line(tmp_path):
+    cfg = tmp_path / "bad.yml"
+    cfg.write_text('version: 1\nexpect:\n  "*": "<= n ^"\n')
+    r = perfguard("check", CAND, "-c", cfg)
+    assert r.returncode == 2
+    assert f"{cfg}:3" in r.stderr and "column" in r.stderr
+
+
+def test_check_without_current_says_what_to_do():
+    r = perfguard("check")
+    assert r.returncode == 2
+    assert "perfguard check CURRENT" in r.stderr
