@@ -71,7 +71,7 @@ def by_kind(fails: np.ndarray, cases: list[Case]) -> dict[str, float]:
     """Fail rate (%) per regression pair, per slower class, and per other kind."""
     groups: dict[str, list[bool]] = {}
     for fail, c in zip(fails, cases):
-        label = c.kind if c.kind in ("same-or-faster", "improvement") else c.kind
+        label = c.kind
         if c.kind in ("regression", "slower"):
             label = f"{c.kind} {c.base_class} -> {c.cand_class}"
         groups.setdefault(label, []).append(bool(fail))

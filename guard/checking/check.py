@@ -197,7 +197,7 @@ class _Judge:
             p = self._bound(lines, self.ceiling, "max_class", findings)
             probabilities["max_class"] = p
         if base_lines:
-            reg, imp = self._regression(lines, base_lines, findings)
+            reg, imp = self._regression(base_lines, findings)
             probabilities.update(regression=reg, improvement=imp)
         base = base_model if isinstance(base_model, Model) else None
         change = self._change(model, base, lines, base_lines, findings)
@@ -277,7 +277,6 @@ class _Judge:
 
     def _regression(
         self,
-        lines: list[_LineEvidence],
         pairs: list[tuple[_LineEvidence, _LineEvidence]],
         findings: _Findings,
     ) -> tuple[float, float]:

@@ -34,6 +34,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..modeling.fitting import power_log_basis
+from ..modeling.noise import repetition_noise
 from ..modeling.penalized import term_cost
 from ..modeling.single_term import fit_constant, fit_single_terms
 from ..modeling.synthetic import CLASSES
@@ -95,7 +96,7 @@ class ClassEvidence:
 
     def fitted(self, k: int, h: int) -> np.ndarray:
         """Class h's fitted values at x for kernel k."""
-        t = power_log_basis(self.x, _alpha_beta(h)[0], _alpha_beta(h)[1])[0]
+        t = power_log_basis(self.x, *_alpha_beta(h))[0]
         return self.c0[k, h] + (self.c1[k, h] * t if h else 0.0)
 
 
@@ -125,7 +126,7 @@ def class_evidence(
     sigma2 = (_MEDIAN_EFFICIENCY * rep_noise) ** 2 / reps + (s.drift * rep_noise) ** 2
     sigma2 = sigma2 + s.floor**2
     fits = fit_single_terms(x, y, _ALPHA, _BETA)
-    _, const_rss, _ = fit_constant(y)
+    const, const_rss, _ = fit_constant(y)
     rss = np.column_stack([const_rss, fits.rss])
     prior = np.exp(-s.simplicity * _COST[1:])
     log_prior = np.log(
@@ -144,7 +145,6 @@ def class_evidence(
     invisible = ~(growth >= s.visible * np.sqrt(sigma2)[:, None])
     ll[:, 1:] = np.where(invisible | ~np.isfinite(fits.rss), -np.inf, ll[:, 1:])
     ll[:, 0] = np.where(np.isfinite(ll[:, 0]), ll[:, 0], -1e300)
-    const = fit_constant(y)[0]
     nan = np.full((k, 1), np.nan)
     return ClassEvidence(
         x=x,
@@ -167,16 +167,13 @@ def evidence_from_points(
     settings: EvidenceSettings | None = None,
 ) -> ClassEvidence:
     """Evidence for one kernel from its points' repetitions (counts may differ per point)."""
-    x = np.asarray(x, dtype=float)
     medians = np.array([np.median(v) for v in values], dtype=float)
-    spreads = [
-        1.4826 * np.median(np.abs(np.asarray(v) - np.median(v))) / np.median(v)
-        for v in values
-        if len(v) >= 2
-    ]
-    noise = float(np.median(spreads)) if spreads else np.nan
+    pooled = repetition_noise(values)
+    noise = np.nan if pooled is None else pooled[0]
     reps = float(np.median([len(v) for v in values]))
-    return class_evidence(x, medians[None, :], np.array([noise]), np.array([reps]), settings)
+    return class_evidence(
+        np.asarray(x, dtype=float), medians[None, :], np.array([noise]), np.array([reps]), settings
+    )
 
 
 def probability_outside(evidence: ClassEvidence, admitted: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ __all__ = [
     "noise_batch",
     "point_spreads",
     "range_of_relative_deviation",
+    "repetition_noise",
     "robust_noise",
     "rrd_batch",
 ]
@@ -64,11 +65,11 @@ def robust_noise(repetitions: Sequence[Sequence[float]]) -> float | None:
     return float(np.median(scaled)) if scaled else None
 
 
-def median_error(repetitions: Sequence[Sequence[float]]) -> float | None:
-    """Relative standard error of a point's median, pooled over points (None without repeats).
+def repetition_noise(repetitions: Sequence[Sequence[float]]) -> tuple[float, float] | None:
+    """Relative sd of one repetition pooled over points, and the typical repetition count.
 
-    The spread uses the median absolute deviation (robust to one outlier repetition)
-    and sqrt(pi/2) / sqrt(R) for the median's efficiency.
+    The spread is the median absolute deviation (robust to one outlier repetition),
+    scaled to a standard deviation; None when no point has two values.
     """
     deviations, counts = [], []
     for values in repetitions:
@@ -79,8 +80,19 @@ def median_error(repetitions: Sequence[Sequence[float]]) -> float | None:
             counts.append(v.size)
     if not deviations:
         return None
-    sd = float(np.median(deviations))
-    return sd * np.sqrt(np.pi / 2) / np.sqrt(float(np.median(counts)))
+    return float(np.median(deviations)), float(np.median(counts))
+
+
+def median_error(repetitions: Sequence[Sequence[float]]) -> float | None:
+    """Relative standard error of a point's median, pooled over points (None without repeats).
+
+    sqrt(pi/2) / sqrt(R) is the median's efficiency on the repetition noise.
+    """
+    pooled = repetition_noise(repetitions)
+    if pooled is None:
+        return None
+    sd, count = pooled
+    return sd * np.sqrt(np.pi / 2) / np.sqrt(count)
 
 
 def noise_batch(values: np.ndarray) -> dict[str, np.ndarray]:
