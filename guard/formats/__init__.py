@@ -77,6 +77,7 @@ def _register_builtin() -> None:
     # keys), so detection does not depend on the order of the others.
     from . import native  # noqa: F401, I001
     from . import extrap_json, extrap_jsonl, talpas, extrap_text  # noqa: F401
+    from . import pytest_benchmark, google_benchmark, hyperfine  # noqa: F401
 
 
 _register_builtin()

@@ -1,0 +1,169 @@
+"""Google Benchmark's JSON, as written by ``--benchmark_format=json`` or ``--benchmark_out``.
+
+Shape: ``{"context": {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", ...},
+"benchmarks": [{"name": "BM_Sort/1024", "run_name", "run_type": "iteration", "repetitions",
+"repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit": "ns"},
+...]}``.
+
+Sizes come from the range arguments in the run name (``run_name``, else ``name``):
+``BM_Sort/1024`` has the parameter ``n``; positional arguments are named ``n``, ``m``,
+``k``, then ``arg3``, ``arg4``, ... by position, and arguments named with ``ArgNames``
+(``BM_X/rows:64/cols:8``) keep their names. The first benchmark fixes the parameters and
+every benchmark in the file must have the same ones; one without a numeric argument is an
+error. The setting segments ``repeats:``, ``min_time:``, ``min_warmup_time:``,
+``iterations:``, ``real_time``, ``process_time`` and ``manual_time`` are dropped, while
+``threads:N`` stays in the kernel name so runs on different thread counts stay apart.
+
+Each family gives two kernels: metric ``time`` from ``real_time`` and metric ``cpu`` from
+``cpu_time``, converted from ``time_unit`` to seconds (unit ``s``). Only iteration rows are
+read, one value per repetition; aggregates (mean, median, stddev, cv, BigO, RMS) and runs
+that were skipped or failed (``error_occurred``) are left out. User counters are ignored.
+The run info takes the start from ``context.date`` and a few context fields as the machine.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from ..measurements import MeasurementSet, RunInfo
+from . import Importer, register
+from ._common import SNIFF_BYTES, KernelTable, top_level_keys
+from ._json_lines import JsonFile, shown
+
+__all__: list[str] = []
+
+_SECONDS = {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0}
+_SETTING = re.compile(
+    r"(?:repeats|min_time|min_warmup_time|iterations):[^/]*|real_time|process_time|manual_time"
+)
+_THREADS = re.compile(r"threads:[0-9]+")
+_ARGUMENT = re.compile(r"(?:([^/:]+):)?(-?[0-9]+)")
+_POSITIONAL = ("n", "m", "k")
+_MACHINE_KEYS = ("host_name", "executable", "num_cpus", "mhz_per_cpu", "library_build_type")
+_FOREIGN_KEYS = ("machine_info", "commit_info", "results", "schema")
+
+
+def _sniff(text: str) -> bool:
+    keys = top_level_keys(text)
+    if any(k in keys for k in _FOREIGN_KEYS):
+        return False
+    if keys.get("context") == "{":
+        return True
+    return keys.get("benchmarks") == "[" and '"real_time"' in text.lstrip()[:SNIFF_BYTES]
+
+
+def _split_name(name: str) -> tuple[str, list[tuple[str, str]]]:
+    """The kernel name and the (parameter, value) arguments of a run name."""
+    parts = name.split("/")
+    threads = ""
+    while len(parts) > 1 and (_SETTING.fullmatch(parts[-1]) or _THREADS.fullmatch(parts[-1])):
+        last = parts.pop()
+        threads = threads or (f"/{last}" if _THREADS.fullmatch(last) else "")
+    found: list[tuple[str | None, str]] = []
+    while len(parts) > 1 and (match := _ARGUMENT.fullmatch(parts[-1])):
+        found.insert(0, (match.group(1), match.group(2)))
+        parts.pop()
+    args = [(label or _positional(j), value) for j, (label, value) in enumerate(found)]
+    return "/".join(parts) + threads, args
+
+
+def _positional(index: int) -> str:
+    return _POSITIONAL[index] if index < len(_POSITIONAL) else f"arg{index}"
+
+
+def _skipped(row: dict[str, Any]) -> bool:
+    aggregate = row.get("run_type") == "aggregate" or "aggregate_name" in row
+    summary = "big_o" in row or "rms" in row  # Complexity() rows of old versions
+    failed = row.get("error_occurred") is True or row.get("skipped") is True
+    return aggregate or summary or failed
+
+
+class _Reader:
+    """Accumulates iteration rows one by one."""
+
+    def __init__(self, doc: JsonFile):
+        self.doc = doc
+        self.parameters: list[str] = []
+        self.first = 0  # the row that fixed the parameters
+        self.table = KernelTable()
+
+    def add(self, i: int, row: Any) -> None:
+        at = ["benchmarks", i]
+        row = self.doc.obj(row, at)
+        if _skipped(row):
+            return
+        key = "run_name" if "run_name" in row else "name"
+        name = self.doc.text_value(self.doc.member(row, at, key), [*at, key])
+        kernel, args = _split_name(name)
+        point = self.point(i, key, name, kernel, args)
+        scale = self.scale(i, row)
+        for field, metric in (("real_time", "time"), ("cpu_time", "cpu")):
+            value = self.doc.number(self.doc.member(row, at, field), [*at, field])
+            self.table.add((kernel, metric), point, [value / scale])
+
+    def point(
+        self, i: int, key: str, name: str, kernel: str, args: list[tuple[str, str]]
+    ) -> tuple[float, ...]:
+        at = ["benchmarks", i, key]
+        if not kernel:
+            raise self.doc.fail(at, f"{name} has no benchmark name before its arguments")
+        if not args:
+            raise self.doc.fail(
+                at,
+                f"{name} has no numeric argument to use as the size; register it with "
+                "->Arg(n), ->Range(lo, hi) or ->Args({...})",
+            )
+        names = [p for p, _ in args]
+        repeated = sorted({p for p in names if names.count(p) > 1})
+        if repeated:
+            raise self.doc.fail(at, f"{name} names the argument {repeated[0]} twice")
+        if not self.parameters:
+            self.parameters, self.first = names, i
+        elif set(names) != set(self.parameters):
+            raise self.doc.fail(
+                at,
+                f"{name} has the arguments {', '.join(names)} but benchmarks[{self.first}] "
+                f"has {', '.join(self.parameters)}; every benchmark in a file needs the same "
+                "arguments (select them with --benchmark_filter)",
+            )
+        values = dict(args)
+        return tuple(float(values[p]) for p in self.parameters)
+
+    def scale(self, i: int, row: dict[str, Any]) -> float:
+        unit = row.get("time_unit", "ns")
+        if not isinstance(unit, str) or unit not in _SECONDS:
+            raise self.doc.fail(
+                ["benchmarks", i, "time_unit"],
+                f"expected one of {', '.join(_SECONDS)}, got {shown(unit)}",
+            )
+        return _SECONDS[unit]
+
+
+def _run(root: dict[str, Any]) -> RunInfo:
+    context = root.get("context")
+    context = context if isinstance(context, dict) else {}
+    machine = {
+        k: context[k]
+        for k in _MACHINE_KEYS
+        if isinstance(context.get(k), (str, int, float)) and not isinstance(context[k], bool)
+    }
+    date = context.get("date")
+    return RunInfo(started=date if isinstance(date, str) else None, machine=machine)
+
+
+def _parse(text: str, path: str) -> MeasurementSet:
+    doc = JsonFile(text, path)
+    root = doc.obj(doc.root, [])
+    rows = doc.arr(doc.member(root, [], "benchmarks"), ["benchmarks"])
+    reader = _Reader(doc)
+    for i, row in enumerate(rows):
+        reader.add(i, row)
+    if not reader.parameters:
+        raise doc.fail(["benchmarks"], "no benchmark runs (only aggregates or failed runs)")
+    kernels = tuple(replace(k, unit="s") for k in reader.table.kernels())
+    return doc.measurement_set(reader.parameters, kernels, _run(root))
+
+
+register(Importer("google-benchmark", _sniff, _parse))

@@ -1,0 +1,190 @@
+"""hyperfine's JSON, as written by ``hyperfine --export-json FILE`` with parameters.
+
+Shape: ``{"results": [{"command": "sort -n data_1000.txt", "mean", "stddev", "median",
+"user", "system", "min", "max", "times": [...], "exit_codes": [...], "parameters":
+{"n": "1000"}}, ...]}``; the parameters come from ``--parameter-scan n 1000 8000`` or
+``-L n 1000,2000``. Results without parameters are an error: without a size there is
+nothing to model.
+
+hyperfine writes parameter values as strings. A parameter whose value in the first result
+is a number is a measurement parameter, and must then be a number in every result; the
+other parameters (``-L impl gnu,busybox``) tell variants apart. The kernel is the command
+with the numeric values put back as ``{name}``: ``sort -n data_{n}.txt``. A value is only
+put back where it stands on its own (``1`` is not replaced inside ``10`` or ``0.1``), and
+where the same digits occur in the command by coincidence (``--threads 1`` at ``n=1``),
+the template shared by most results wins. When results of different non-numeric values
+still share a kernel name (the command does not use them, e.g. they only feed
+``--prepare``), the values are appended: ``./sorter --size {n} [impl=merge]``. With
+``--command-name``, ``command`` holds the name, and the same rules apply to it.
+
+Values are ``times`` in seconds, or ``[mean]`` when a file has no ``times``. Metric
+``time``, unit ``s``. hyperfine records no commit or machine, so the run info is empty.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..measurements import MeasurementSet, RunInfo
+from . import Importer, register
+from ._common import DEFAULT_METRIC, SNIFF_BYTES, KernelTable, top_level_keys
+from ._json_lines import JsonFile, shown
+
+__all__: list[str] = []
+
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# A value standing on its own: no digit, and no decimal point with a digit, on either side.
+_ALONE = r"(?<![0-9])(?<![0-9]\.){}(?![0-9])(?!\.[0-9])"
+_MAX_TEMPLATES = 256
+_FOREIGN_KEYS = ("machine_info", "commit_info", "context", "benchmarks", "schema")
+
+
+def _sniff(text: str) -> bool:
+    keys = top_level_keys(text)
+    if any(k in keys for k in _FOREIGN_KEYS):
+        return False
+    return keys.get("results") == "[" and '"command"' in text.lstrip()[:SNIFF_BYTES]
+
+
+@dataclass(frozen=True)
+class _Result:
+    """One result: its command, parameter values as written, and repetitions."""
+
+    command: str
+    parameters: dict[str, str]
+    values: list[float]
+
+
+def _templates(command: str, values: dict[str, str]) -> list[str]:
+    """Ways to put ``{name}`` back for the numeric values in a command, fullest first."""
+    spans: dict[tuple[int, int], list[str | None]] = {}
+    for name, value in values.items():
+        for match in re.finditer(_ALONE.format(re.escape(value)), command):
+            spans.setdefault(match.span(), []).append(name)
+    kept: list[tuple[tuple[int, int], list[str | None]]] = []
+    for span, names in sorted(spans.items()):
+        if not kept or span[0] >= kept[-1][0][1]:  # overlaps ("-5" and "5") keep the first
+            kept.append((span, [*names, None]))
+    options = [names for _, names in kept]
+    if math.prod(len(names) for names in options) > _MAX_TEMPLATES:
+        options = [names[:1] for names in options]  # too many to weigh: replace them all
+    choices = list(itertools.product(*options))
+    choices.sort(key=lambda choice: sum(c is None for c in choice))
+    return [_fill(command, [s for s, _ in kept], choice) for choice in choices]
+
+
+def _fill(command: str, spans: list[tuple[int, int]], names: tuple[str | None, ...]) -> str:
+    out, last = [], 0
+    for (start, end), name in zip(spans, names):
+        if name is not None:
+            out += [command[last:start], "{" + name + "}"]
+            last = end
+    return "".join(out) + command[last:]
+
+
+def _kernel_names(results: list[_Result], numeric: list[str]) -> list[str]:
+    """The kernel of each result: its most widely shared template, plus labels if needed."""
+    options = [_templates(r.command, {p: r.parameters[p] for p in numeric}) for r in results]
+    shared = Counter(t for templates in options for t in set(templates))
+    names = [max(templates, key=lambda t: shared[t]) for templates in options]
+    labels = [
+        ",".join(f"{k}={v}" for k, v in r.parameters.items() if k not in numeric) for r in results
+    ]
+    variants: dict[str, set[str]] = {}
+    for name, label in zip(names, labels):
+        variants.setdefault(name, set()).add(label)
+    return [
+        f"{name} [{label}]" if len(variants[name]) > 1 else name
+        for name, label in zip(names, labels)
+    ]
+
+
+class _Reader:
+    """Checks results one by one."""
+
+    def __init__(self, doc: JsonFile):
+        self.doc = doc
+        self.numeric: list[str] = []
+        self.names: list[str] = []  # every parameter name, as in the first result
+
+    def result(self, i: int, raw: Any) -> _Result:
+        at = ["results", i]
+        raw = self.doc.obj(raw, at)
+        command = self.doc.text_value(self.doc.member(raw, at, "command"), [*at, "command"])
+        params = self.parameters(i, raw)
+        if i == 0:
+            self.names = list(params)
+            self.numeric = [p for p, v in params.items() if _NUMBER.fullmatch(v)]
+            if not self.numeric:
+                raise self.doc.fail(
+                    [*at, "parameters"],
+                    "no parameter is a number, so there is no size; scan one with "
+                    "--parameter-scan n 1000 8000 or -L n 1000,2000,4000",
+                )
+        self.check_names(i, params)
+        return _Result(command, params, self.values(i, raw))
+
+    def parameters(self, i: int, raw: dict[str, Any]) -> dict[str, str]:
+        at = ["results", i, "parameters"]
+        params = raw.get("parameters")
+        if not params:
+            raise self.doc.fail(
+                at[:2],
+                'no "parameters"; run hyperfine with --parameter-scan or -L so that every '
+                "command has a size",
+            )
+        params = self.doc.obj(params, at)
+        return {k: self.parameter_value(v, [*at, k]) for k, v in params.items()}
+
+    def parameter_value(self, value: Any, at: list[str | int]) -> str:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return json.dumps(value)
+        if not isinstance(value, str):
+            raise self.doc.fail(at, f"expected a string, got {shown(value)}")
+        return value
+
+    def check_names(self, i: int, params: dict[str, str]) -> None:
+        at = ["results", i, "parameters"]
+        if set(params) != set(self.names):
+            raise self.doc.fail(
+                at,
+                f"names {', '.join(params)} but results[0] names {', '.join(self.names)}; "
+                "every result needs the same parameters",
+            )
+        for p in self.numeric:
+            if not _NUMBER.fullmatch(params[p]):
+                raise self.doc.fail(
+                    [*at, p],
+                    f"expected a number, got {shown(params[p])} (results[0] has a number)",
+                )
+
+    def values(self, i: int, raw: dict[str, Any]) -> list[float]:
+        at = ["results", i]
+        if raw.get("times") is not None:
+            return self.doc.numbers(raw["times"], [*at, "times"])
+        return [self.doc.number(self.doc.member(raw, at, "mean"), [*at, "mean"])]
+
+
+def _parse(text: str, path: str) -> MeasurementSet:
+    doc = JsonFile(text, path)
+    root = doc.obj(doc.root, [])
+    raw = doc.arr(doc.member(root, [], "results"), ["results"])
+    if not raw:
+        raise doc.fail(["results"], "no results")
+    reader = _Reader(doc)
+    results = [reader.result(i, r) for i, r in enumerate(raw)]
+    table = KernelTable()
+    for name, result in zip(_kernel_names(results, reader.numeric), results):
+        at = tuple(float(result.parameters[p]) for p in reader.numeric)
+        table.add((name, DEFAULT_METRIC), at, result.values)
+    kernels = tuple(replace(k, unit="s") for k in table.kernels())
+    return doc.measurement_set(reader.numeric, kernels, RunInfo())
+
+
+register(Importer("hyperfine", _sniff, _parse))
