@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+import signal
+import statistics
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from . import __version__
@@ -16,11 +22,18 @@ from . import formats as formats_mod
 from .checking.check import CheckOptions, ExpectationRule, parse_rules
 from .checking.check import check as run_check
 from .checking.verdicts import CheckReport
+from .collection.collect import collect, plan_benchmarks, run_options
+from .collection.merge import merge_sets
+from .collection.spec import parse_shard
+from .collection.timing import relative_uncertainty
 from .config import Config, expectation_rules, load_config
 from .errors import ModelingError, PerfguardError, UsageError
+from .formats.native import save as save_measurements
+from .measurements import MeasurementSet
 from .modeling import MODELERS, ModelingResult, get_modeler, model_measurements
 from .modeling.pmnf import MODELS_SCHEMA
 from .reporting.markdown import render_markdown
+from .reporting.progress import RunProgress
 from .reporting.summary import counts_sentence, shown_reasons
 from .reporting.terminal import STYLES, verdict_table
 
@@ -135,8 +148,9 @@ def _report_skipped(results: list[tuple[str, ModelingResult]]) -> None:
     for path, result in results:
         for s in result.skipped:
             err.print(
-                f"[yellow]skipped[/] {path}: kernel {s.kernel!r} metric {s.metric!r}: "
-                + "; ".join(s.reasons),
+                "[yellow]skipped[/] "
+                + escape(f"{path}: kernel {s.kernel!r} metric {s.metric!r}: ")
+                + escape("; ".join(s.reasons)),
                 markup=True,
                 soft_wrap=True,
             )
@@ -158,12 +172,13 @@ def _print_models_table(results: list[tuple[str, ModelingResult]], predicted: st
     for path, result in results:
         for m in result.models:
             noise = "-" if m.noise is None else f"{m.noise * 100:.1f}%"
-            row = [m.kernel, m.metric, m.formula(), m.complexity(), f"{m.smape:.2f}", noise]
+            row = [escape(m.kernel), escape(m.metric), m.formula(), m.complexity()]
+            row += [f"{m.smape:.2f}", noise]
             conf = m.extra("confidence")
             row.append("-" if conf is None else f"{conf['probability']:.0%}")
             if predicted:
                 row.append(_prediction_text(m.extra("prediction")))
-            table.add_row(*([path] if multiple else []), *row)
+            table.add_row(*([escape(path)] if multiple else []), *row)
     console.print(table)
 
 
@@ -190,20 +205,22 @@ def _print_advice(results: list[tuple[str, ModelingResult]]) -> None:
     err = Console(stderr=True, highlight=False)
     for _, result in results:
         for m in result.models:
-            line = _advice(m.kernel, m.complexity(), m.extra("confidence"), m.extra("noise_detail"))
+            line = _advice(
+                escape(m.kernel), m.complexity(), m.extra("confidence"), m.extra("noise_detail")
+            )
             if line:
                 err.print(f"[yellow]note[/] {line}", soft_wrap=True)
             for seg in m.extra("segments") or []:
                 err.print(
-                    f"[yellow]note[/] {m.kernel}: {seg['sentence']}; one model over the whole "
-                    "range misleads: model each side separately or measure past the change",
+                    f"[yellow]note[/] {escape(m.kernel)}: {seg['sentence']}; one model over the "
+                    "whole range misleads: model each side separately or measure past the change",
                     soft_wrap=True,
                 )
             drift = m.extra("drift")
             if drift is not None:
                 ((name, at),) = drift["at"].items()
                 err.print(
-                    f"[yellow]note[/] {m.kernel}: the medians at {name}={at:g} are "
+                    f"[yellow]note[/] {escape(m.kernel)}: the medians at {name}={at:g} are "
                     f"{drift['deviation']:+.0%} off the model while the other sizes fit; "
                     "re-measure that size",
                     soft_wrap=True,
@@ -299,29 +316,34 @@ def check_cmd(
 ) -> None:
     """Verdicts: pass, fail or inconclusive against declared bounds and the baseline.
 
+    Without CURRENT, the benchmarks of perfguard.yml are measured first (perfguard run).
+
     Exit codes: 0 pass (inconclusive passes unless --strict), 1 a scalability bug,
-    2 usage, config or input error.
+    2 usage, config or input error, 3 a benchmark failed to execute.
     """
     get_modeler(modeler)
     if format is not None and format not in formats_mod.names():
         raise UsageError(
             f"unknown format {format!r}; choose one of: {', '.join(formats_mod.names())}"
         )
-    if current is None:
-        raise UsageError(
-            "give the measurements to check (perfguard check CURRENT); collecting them first "
-            "needs `perfguard run`, which is not available yet"
-        )
     if markdown is not None and not markdown.parent.exists():
         raise UsageError(f"--markdown: folder {markdown.parent} does not exist")
     cfg = _load_check_config(config)
+    if current is None and cfg is None:
+        raise UsageError(
+            "give the measurements to check (perfguard check CURRENT), or a perfguard.yml "
+            "with benchmarks (-c) to measure them first"
+        )
     options = _check_options(
         cfg, expect, modeler, target, max_class, max_slowdown, confidence, strict
     )
     parse_rules(options)  # a malformed expectation fails before any file is read
     base_path = baseline or (cfg.check.baseline if cfg is not None else None)
-    current_set = formats_mod.load(current, format)
     base_set = formats_mod.load(base_path, format) if base_path is not None else None
+    if current is None:
+        current_set = _collect_for_check(cfg)  # type: ignore[arg-type]
+    else:
+        current_set = formats_mod.load(current, format)
     report = run_check(current_set, base_set, options)
     if markdown is not None:
         markdown.write_text(render_markdown(report), encoding="utf-8")
@@ -329,7 +351,21 @@ def check_cmd(
         sys.stdout.write(json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n")
     else:
         _print_check(report)
-    raise typer.Exit(_check_exit_code(report))
+    code = _check_exit_code(report)
+    if code == 0 and current_set.run.errors:
+        code = 3  # a benchmark that did not run cannot pass
+    raise typer.Exit(code)
+
+
+def _collect_for_check(cfg: Config) -> MeasurementSet:
+    """``perfguard check`` without CURRENT: run the config's benchmarks first."""
+    specs = plan_benchmarks(cfg)
+    options = run_options(cfg)
+    with _sigterm_as_interrupt(), RunProgress(options.budget, len(specs)) as progress:
+        mset = collect(cfg, specs, options, on_event=progress)
+    if mset.run.interrupted:
+        raise typer.Exit(130)
+    return mset
 
 
 def _load_check_config(path: Path | None) -> Config | None:
@@ -418,11 +454,153 @@ def _print_check(report: CheckReport) -> None:
     for v in report.verdicts:
         for line in shown_reasons(v):
             style = STYLES[v.verdict]
-            console.print(f"[{style}]{v.verdict}[/] {v.kernel}: {line}", soft_wrap=True)
+            console.print(
+                f"[{style}]{v.verdict}[/] {escape(v.kernel)}: {escape(line)}", soft_wrap=True
+            )
     for note in report.notes:
-        console.print(f"[yellow]note[/] {note}", soft_wrap=True)
+        console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True)
     style = STYLES[report.status]
     console.print(f"[{style}]perfguard check: {report.status}[/] ({counts_sentence(report)})")
+
+
+@app.command("run")
+def run_cmd(
+    config: Path = typer.Option(
+        Path("perfguard.yml"), "--config", "-c", help="The perfguard.yml declaring the benchmarks."
+    ),
+    output: Path = typer.Option(
+        Path("measurements.json"),
+        "--output",
+        "-o",
+        help="Where to write perfguard/measurements@1 (kept valid during the run).",
+    ),
+    budget: float | None = typer.Option(
+        None,
+        "--budget",
+        help="Seconds for the whole run (default: run.budget).",
+        show_default=False,
+    ),
+    shard: str | None = typer.Option(
+        None,
+        "--shard",
+        help="Run shard i of N (1-based, e.g. 2/4) for a CI matrix; join with perfguard merge.",
+        show_default=False,
+    ),
+    benchmark: list[str] = typer.Option(
+        [], "--benchmark", "-k", help="Run only this benchmark (repeatable)."
+    ),
+    seed: int | None = typer.Option(
+        None,
+        "--seed",
+        help="Seed of the measurement order (default: run.seed).",
+        show_default=False,
+    ),
+) -> None:
+    """Measure the benchmarks of perfguard.yml at growing sizes, within a time budget.
+
+    Exit codes: 0 measured, 2 config or usage error, 3 a benchmark failed to execute
+    (the others are still measured and written), 130 interrupted (what was measured is
+    written).
+    """
+    cfg = load_config(config)
+    if budget is not None and not budget > 0:
+        raise UsageError(f"--budget must be a positive number of seconds, got {budget:g}")
+    specs = plan_benchmarks(cfg, benchmark or None, parse_shard(shard) if shard else None)
+    _check_writable(output)
+    options = run_options(cfg, budget, seed)
+
+    def checkpoint(partial: MeasurementSet) -> None:
+        save_measurements(partial, output)
+
+    with _sigterm_as_interrupt(), RunProgress(options.budget, len(specs)) as progress:
+        mset = collect(cfg, specs, options, on_event=progress, checkpoint=checkpoint)
+    save_measurements(mset, output)
+    _print_run_summary(mset, output)
+    if mset.run.interrupted:
+        raise typer.Exit(130)
+    raise typer.Exit(3 if mset.run.errors else 0)
+
+
+@app.command("merge")
+def merge_cmd(
+    inputs: list[Path] = typer.Argument(
+        ..., help="Measurement files to join (e.g. the shards of one run).", show_default=False
+    ),
+    output: Path = typer.Option(
+        ..., "--output", "-o", help="Where to write the joined measurements@1.", show_default=False
+    ),
+    format: str | None = typer.Option(
+        None, "--format", "-f", help=f"Force the input format: {', '.join(formats_mod.names())}."
+    ),
+) -> None:
+    """Join measurement files into one perfguard/measurements@1 file."""
+    _check_writable(output)
+    sets = [(str(path), formats_mod.load(path, format)) for path in inputs]
+    merged = merge_sets(sets)
+    save_measurements(merged, output)
+    points = sum(len(k.points) for k in merged.kernels)
+    Console(stderr=True, highlight=False).print(
+        f"merged {len(inputs)} files: {len(merged.kernels)} kernels, {points} points -> {output}"
+    )
+
+
+def _check_writable(path: Path) -> None:
+    """Fail before a long run, not after it, when the output cannot be written."""
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory; give a file name for the measurements")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageError(f"folder {folder} does not exist; create it or choose another --output")
+    try:
+        probe = folder / f".{path.name}.perfguard-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"cannot write to {folder}: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """A cancelled CI job gets SIGTERM: treat it like Ctrl-C so measurements are kept."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _print_run_summary(mset: MeasurementSet, output: Path) -> None:
+    console = Console(stderr=True, highlight=False)
+    table = Table(title=None, show_edge=True)
+    for column in ("benchmark", "metric", "sizes", "points", "repetitions", "noise"):
+        table.add_column(column, justify="left" if column in ("benchmark", "metric") else "right")
+    for kernel in mset.kernels:
+        reps = [len(p.values) for p in kernel.points]
+        noise = statistics.median(relative_uncertainty(p.values) for p in kernel.points)
+        first, last = kernel.points[0].at, kernel.points[-1].at
+        table.add_row(
+            escape(kernel.name),
+            escape(kernel.metric),
+            f"{_at_text(mset, first)} .. {_at_text(mset, last)}",
+            str(len(kernel.points)),
+            f"{min(reps)}-{max(reps)}" if min(reps) != max(reps) else str(reps[0]),
+            "-" if noise == float("inf") else f"{noise:.1%}",
+        )
+    console.print(table)
+    for error in mset.run.errors:
+        where = "" if error.at is None else " at " + _at_text(mset, tuple(error.at.values()))
+        text = escape(f"{error.benchmark}{where}: {error.message}")
+        console.print(f"[red]{error.kind}[/] {text}", soft_wrap=True)
+    state = "interrupted; kept" if mset.run.interrupted else "wrote"
+    console.print(escape(f"perfguard run: {state} {len(mset.kernels)} kernels to {output}"))
+
+
+def _at_text(mset: MeasurementSet, at: tuple[float, ...]) -> str:
+    return ", ".join(f"{p}={v:g}" for p, v in zip(mset.parameters, at))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -433,7 +611,7 @@ def main(argv: list[str] | None = None) -> int:
         if _state["debug"]:
             raise
         Console(stderr=True, highlight=False).print(
-            f"[red]perfguard: error:[/] {exc}", soft_wrap=True
+            f"[red]perfguard: error:[/] {escape(str(exc))}", soft_wrap=True
         )
         return exc.exit_code
     except typer.Exit as exc:

@@ -34,6 +34,7 @@ __all__ = [
     "BenchmarkConfig",
     "ExpectRule",
     "CheckConfig",
+    "RunConfig",
     "Config",
     "load_config",
     "parse_range",
@@ -46,7 +47,7 @@ DEFAULT_CONFIDENCE = 0.99
 # A typo such as "1..1e9 +1" should fail fast instead of planning a billion runs.
 MAX_RANGE_VALUES = 10_000
 
-_TOP_KEYS = ("version", "parameters", "benchmarks", "expect", "check")
+_TOP_KEYS = ("version", "parameters", "run", "benchmarks", "expect", "check")
 _BENCHMARK_KEYS = (
     "expect",
     "metric",
@@ -56,6 +57,20 @@ _BENCHMARK_KEYS = (
     "timeout",
     "warmup",
     "shell",
+    "parameters",
+)
+_RUN_KEYS = (
+    "budget",
+    "benchmark_budget",
+    "size_limit",
+    "repetitions",
+    "min_repetitions",
+    "max_repetitions",
+    "noise_target",
+    "min_time",
+    "timeout",
+    "warmup",
+    "seed",
 )
 _CHECK_KEYS = ("baseline", "target", "max_class", "max_slowdown", "confidence", "strict")
 _TAG = "tag:yaml.org,2002:"
@@ -87,10 +102,44 @@ class BenchmarkConfig:
     shell: bool
     line: int
     expect_line: int | None = None
+    parameters: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+
+    def line_of(self, key: str) -> int:
+        """The line of this benchmark's ``key`` (the benchmark's own line if absent)."""
+        return self.lines.get(key, self.line)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "lines", MappingProxyType(dict(self.lines)))
         if isinstance(self.command, list):
             object.__setattr__(self, "command", tuple(self.command))
+        params = {str(k): tuple(float(v) for v in vs) for k, vs in self.parameters.items()}
+        object.__setattr__(self, "parameters", MappingProxyType(params))
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The ``run:`` section: how ``perfguard run`` spends its time; every field has a default.
+
+    ``budget`` bounds the whole run and ``benchmark_budget`` each benchmark (seconds);
+    sizes stop growing once one measurement at a size takes longer than ``size_limit``.
+    ``repetitions`` is the default for benchmarks that do not set their own: a number,
+    or "auto" (between ``min_repetitions`` and ``max_repetitions``, stopping once the
+    median's relative uncertainty is below ``noise_target``). In-process callables are
+    looped until one repetition lasts ``min_time`` seconds.
+    """
+
+    budget: float = 300.0
+    benchmark_budget: float | None = None
+    size_limit: float = 1.0
+    repetitions: int | Literal["auto"] = "auto"
+    min_repetitions: int = 3
+    max_repetitions: int = 15
+    noise_target: float = 0.03
+    min_time: float = 0.01
+    timeout: float = 60.0
+    warmup: int = 1
+    seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -130,6 +179,7 @@ class Config:
     benchmarks: tuple[BenchmarkConfig, ...] = ()
     expect: tuple[ExpectRule, ...] = ()
     check: CheckConfig = field(default_factory=CheckConfig)
+    run: RunConfig = field(default_factory=RunConfig)
 
     def __post_init__(self) -> None:
         params = {str(k): tuple(float(v) for v in vs) for k, vs in self.parameters.items()}
@@ -243,13 +293,15 @@ def _config(root: Node, path: Path) -> Config:
     top = _entries(root, "")
     version = _version(top, root)
     _check_keys(top, "", _TOP_KEYS)
+    parameters = _parameters(_get(top, "parameters"))
     return Config(
         path=path,
         version=version,
-        parameters=_parameters(_get(top, "parameters")),
-        benchmarks=_benchmarks(_get(top, "benchmarks")),
+        parameters=parameters,
+        benchmarks=_benchmarks(_get(top, "benchmarks"), parameters),
         expect=_expect_section(_get(top, "expect"), str(path)),
         check=_check_section(_get(top, "check"), path.absolute().parent),
+        run=_run_section(_get(top, "run")),
     )
 
 
@@ -274,11 +326,21 @@ def _version(top: dict[str, tuple[Node, Node]], root: Node) -> int:
     return value
 
 
-def _parameters(node: Node | None) -> dict[str, tuple[float, ...]]:
+def _parameters(
+    node: Node | None, prefix: str = "parameters", known: Mapping[str, Any] | None = None
+) -> dict[str, tuple[float, ...]]:
     out = {}
-    for name, (key_node, value_node) in _entries(node, "parameters").items():
-        key = _join("parameters", name)
+    for name, (key_node, value_node) in _entries(node, prefix).items():
+        key = _join(prefix, name)
         _check_name(key_node, name, key, "parameter")
+        if known is not None and name not in known:
+            declared = ", ".join(known) or "none"
+            raise _Invalid(
+                key_node,
+                key,
+                f"not a parameter of the top-level parameters: section (declared: {declared}); "
+                "a benchmark may only narrow the values of declared parameters",
+            )
         out[name] = _parameter_values(value_node, key)
     return out
 
@@ -311,12 +373,14 @@ def _number_list(node: SequenceNode, key: str) -> tuple[float, ...]:
     return tuple(values)
 
 
-def _benchmarks(node: Node | None) -> tuple[BenchmarkConfig, ...]:
+def _benchmarks(node: Node | None, parameters: Mapping[str, Any]) -> tuple[BenchmarkConfig, ...]:
     entries = _entries(node, "benchmarks")
-    return tuple(_benchmark(name, k, v) for name, (k, v) in entries.items())
+    return tuple(_benchmark(name, k, v, parameters) for name, (k, v) in entries.items())
 
 
-def _benchmark(name: str, key_node: Node, node: Node) -> BenchmarkConfig:
+def _benchmark(
+    name: str, key_node: Node, node: Node, parameters: Mapping[str, Any]
+) -> BenchmarkConfig:
     key = _join("benchmarks", name)
     if not name.strip():
         raise _Invalid(key_node, key, "a benchmark name must not be empty")
@@ -337,7 +401,40 @@ def _benchmark(name: str, key_node: Node, node: Node) -> BenchmarkConfig:
         shell=False if shell is None else shell,
         line=_line(key_node),
         expect_line=_line(fields["expect"][1]) if "expect" in fields else None,
+        parameters=_parameters(_get(fields, "parameters"), _join(key, "parameters"), parameters),
+        lines={name: _line(value) for name, (_, value) in fields.items()},
     )
+
+
+def _run_section(node: Node | None) -> RunConfig:
+    fields = _entries(node, "run")
+    _check_keys(fields, "run", _RUN_KEYS)
+    values: dict[str, Any] = {}
+    readers: dict[str, Callable[[Node, str], Any]] = {
+        "budget": _positive,
+        "benchmark_budget": _positive,
+        "size_limit": _positive,
+        "repetitions": _repetitions,
+        "min_repetitions": _positive_int,
+        "max_repetitions": _positive_int,
+        "noise_target": _fraction,
+        "min_time": _positive,
+        "timeout": _positive,
+        "warmup": _non_negative_int,
+        "seed": _non_negative_int,
+    }
+    for name, reader in readers.items():
+        value = _field(fields, "run", name, reader)
+        if value is not None:
+            values[name] = value
+    run = RunConfig(**values)
+    if run.min_repetitions > run.max_repetitions:
+        raise _Invalid(
+            fields["min_repetitions"][1] if "min_repetitions" in fields else node,
+            "run.min_repetitions",
+            f"{run.min_repetitions} exceeds run.max_repetitions ({run.max_repetitions})",
+        )
+    return run
 
 
 def _expect_section(node: Node | None, display: str) -> tuple[ExpectRule, ...]:
@@ -528,6 +625,22 @@ def _non_negative_int(node: Node, key: str) -> int:
     if _is_int(value) and value >= 0:
         return value
     raise _Invalid(node, key, f"expected a non-negative integer, got {_show(node)}")
+
+
+def _positive_int(node: Node, key: str) -> int:
+    value = _scalar(node, key)
+    if _is_int(value) and value > 0:
+        return value
+    raise _Invalid(node, key, f"expected a positive integer, got {_show(node)}")
+
+
+def _fraction(node: Node, key: str) -> float:
+    value = _number(_scalar(node, key))
+    if value is None or not 0 < value < 1:
+        raise _Invalid(
+            node, key, f"expected a number between 0 and 1 (both excluded), got {_show(node)}"
+        )
+    return value
 
 
 def _flag(node: Node, key: str) -> bool:

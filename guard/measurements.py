@@ -19,6 +19,7 @@ __all__ = [
     "SCHEMA",
     "Point",
     "Kernel",
+    "RunError",
     "RunInfo",
     "MeasurementSet",
     "kernel_problems",
@@ -62,24 +63,58 @@ class Kernel:
 
 
 @dataclass(frozen=True)
+class RunError:
+    """A benchmark that failed to execute: ``kind`` is timeout, crash or error."""
+
+    benchmark: str
+    kind: str
+    message: str
+    at: Mapping[str, float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.at is not None:
+            at = {str(k): float(v) for k, v in self.at.items()}
+            object.__setattr__(self, "at", MappingProxyType(at))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"benchmark": self.benchmark, "kind": self.kind}
+        if self.at is not None:
+            out["at"] = {k: _number_json(v) for k, v in self.at.items()}
+        out["message"] = self.message
+        return out
+
+
+@dataclass(frozen=True)
 class RunInfo:
-    """Where and when the measurements were taken; every field optional."""
+    """Where and when the measurements were taken; every field optional.
+
+    ``errors`` lists benchmarks that failed to execute and ``interrupted`` marks a run
+    stopped early (Ctrl-C, time budget aside): the kernels hold what was measured.
+    """
 
     commit: str | None = None
     branch: str | None = None
     started: str | None = None
     machine: Mapping[str, Any] = field(default_factory=dict)
+    dirty: bool | None = None
+    errors: tuple[RunError, ...] = ()
+    interrupted: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "machine", MappingProxyType(dict(self.machine)))
+        object.__setattr__(self, "errors", tuple(self.errors))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for key in ("commit", "branch", "started"):
+        for key in ("commit", "branch", "started", "dirty"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
         out["machine"] = dict(self.machine)
+        if self.errors:
+            out["errors"] = [e.to_json() for e in self.errors]
+        if self.interrupted:
+            out["interrupted"] = True
         return out
 
 

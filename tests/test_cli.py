@@ -267,3 +267,11 @@ def test_json_is_byte_identical_across_runs_for_noisy_and_multi_parameter_input(
     assert len(models) == 13
     grid = models[-1]
     assert grid["parameters"] == ["p", "n"] and grid["complexity"] == "O(p n^2)"
+
+
+def test_kernel_names_with_brackets_are_shown_verbatim() -> None:
+    # pytest-benchmark names such as test_sort[kind=list] must not be read as rich markup.
+    done = perfguard("model", DATA / "formats" / "pytest_benchmark.json")
+    assert done.returncode == 0, done.stderr
+    assert "test_sort[kind=list]" in done.stdout
+    assert "test_sort[kind=array]" in done.stdout

@@ -17,6 +17,7 @@ from guard.config import (
     CheckConfig,
     Config,
     ExpectRule,
+    RunConfig,
     expectation_rules,
     load_config,
     parse_range,
@@ -140,6 +141,49 @@ def test_empty_sections_and_benchmark_mean_defaults(tmp_path: Path) -> None:
     assert config.check == CheckConfig()
 
 
+def test_run_section_and_benchmark_parameters(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+        version: 1
+        parameters:
+          n: "2^4..2^16"
+        run:
+          budget: 45
+          benchmark_budget: 10
+          size_limit: 0.25
+          repetitions: 5
+          min_repetitions: 2
+          max_repetitions: 9
+          noise_target: 0.02
+          min_time: 0.005
+          timeout: 30
+          warmup: 0
+          seed: 7
+        benchmarks:
+          pairs:
+            callable: "kernels:pairs"
+            parameters: {n: "2^4..2^10"}
+        """,
+    )
+    config = load_config(path)
+    assert config.run == RunConfig(
+        budget=45.0,
+        benchmark_budget=10.0,
+        size_limit=0.25,
+        repetitions=5,
+        min_repetitions=2,
+        max_repetitions=9,
+        noise_target=0.02,
+        min_time=0.005,
+        timeout=30.0,
+        warmup=0,
+        seed=7,
+    )
+    assert dict(config.benchmarks[0].parameters) == {"n": tuple(2.0**k for k in range(4, 11))}
+    assert load_config(write(tmp_path, "version: 1\n", "b.yml")).run == RunConfig()
+
+
 def test_config_objects_are_immutable(tmp_path: Path) -> None:
     config = load_config(DATA / "full.yml")
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -249,7 +293,7 @@ ERRORS = [
         """,
         2,
         'benchmark: unknown key (did you mean "benchmarks"?); allowed at the top level: '
-        "version, parameters, benchmarks, expect, check",
+        "version, parameters, run, benchmarks, expect, check",
         id="unknown-top-level-key",
     ),
     pytest.param(
@@ -551,6 +595,37 @@ ERRORS = [
         1,
         "expected a mapping at the top level, got a list",
         id="top-level-list",
+    ),
+    pytest.param(
+        "version: 1\nrun:\n  budget: -5\n",
+        3,
+        "run.budget: expected a positive number, got -5",
+        id="run-negative-budget",
+    ),
+    pytest.param(
+        "version: 1\nrun:\n  noise_target: 5%\n",
+        3,
+        'run.noise_target: expected a number between 0 and 1 (both excluded), got "5%"',
+        id="run-noise-target-percent",
+    ),
+    pytest.param(
+        "version: 1\nrun:\n  budgte: 60\n",
+        3,
+        'run.budgte: unknown key (did you mean "budget"?)',
+        id="run-unknown-key",
+    ),
+    pytest.param(
+        "version: 1\nrun:\n  max_repetitions: 2\n  min_repetitions: 4\n",
+        4,
+        "run.min_repetitions: 4 exceeds run.max_repetitions (2)",
+        id="run-min-above-max",
+    ),
+    pytest.param(
+        "version: 1\nparameters: {n: [1, 2]}\nbenchmarks:\n  a:\n    parameters: {m: [1]}\n",
+        5,
+        "benchmarks.a.parameters.m: not a parameter of the top-level parameters: section "
+        "(declared: n)",
+        id="benchmark-unknown-parameter",
     ),
 ]
 

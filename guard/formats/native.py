@@ -4,19 +4,35 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
-from ..measurements import SCHEMA, Kernel, MeasurementSet, Point, RunInfo
+from ..measurements import SCHEMA, Kernel, MeasurementSet, Point, RunError, RunInfo
 from . import Importer, register
 from ._common import decode_json
 
-__all__ = ["dumps", "loads_json"]
+__all__ = ["dumps", "loads_json", "save"]
 
 
 def dumps(mset: MeasurementSet) -> str:
     """Serialise to measurements@1 text (stable key order, no NaN literals)."""
     return json.dumps(mset.to_json(), indent=1, allow_nan=False) + "\n"
+
+
+def save(mset: MeasurementSet, path: str | Path) -> None:
+    """Write measurements@1 atomically: readers see the old file or the new one, never half."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(dumps(mset))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _sniff(text: str) -> bool:
@@ -64,14 +80,7 @@ def loads_json(doc: Any, path: str) -> MeasurementSet:
         r.text(p, f"parameters[{i}]")
         for i, p in enumerate(r.arr(doc.get("parameters"), "parameters"))
     ]
-    run_doc = r.obj(doc.get("run", {}), "run")
-    machine = r.obj(run_doc.get("machine", {}), "run.machine")
-    run = RunInfo(
-        commit=run_doc.get("commit"),
-        branch=run_doc.get("branch"),
-        started=run_doc.get("started"),
-        machine=machine,
-    )
+    run = _run_info(r, r.obj(doc.get("run", {}), "run"))
     kernels = []
     for k, kdoc in enumerate(r.arr(doc.get("kernels"), "kernels")):
         where = f"kernels[{k}]"
@@ -107,6 +116,37 @@ def loads_json(doc: Any, path: str) -> MeasurementSet:
         return MeasurementSet(tuple(params), tuple(kernels), run)
     except ValueError as exc:
         raise FormatError(str(exc), path) from None
+
+
+def _run_info(r: _Reader, run_doc: dict[str, Any]) -> RunInfo:
+    machine = r.obj(run_doc.get("machine", {}), "run.machine")
+    dirty = run_doc.get("dirty")
+    errors = []
+    for i, edoc in enumerate(r.arr(run_doc.get("errors", []), "run.errors")):
+        where = f"run.errors[{i}]"
+        edoc = r.obj(edoc, where)
+        at = edoc.get("at")
+        errors.append(
+            RunError(
+                benchmark=r.text(edoc.get("benchmark"), f"{where}.benchmark"),
+                kind=r.text(edoc.get("kind"), f"{where}.kind"),
+                message=r.text(edoc.get("message"), f"{where}.message"),
+                at=None
+                if at is None
+                else {
+                    k: r.number(v, f"{where}.at.{k}") for k, v in r.obj(at, f"{where}.at").items()
+                },
+            )
+        )
+    return RunInfo(
+        commit=run_doc.get("commit"),
+        branch=run_doc.get("branch"),
+        started=run_doc.get("started"),
+        machine=machine,
+        dirty=dirty if isinstance(dirty, bool) else None,
+        errors=tuple(errors),
+        interrupted=run_doc.get("interrupted") is True,
+    )
 
 
 def _parse(text: str, path: str) -> MeasurementSet:

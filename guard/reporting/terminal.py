@@ -35,8 +35,8 @@ def verdict_table(report: CheckReport) -> Table:
 def _row(v: Verdict, target: bool) -> list[str | Text]:
     p = decisive_probability(v)
     row: list[str | Text] = [
-        v.kernel,
-        v.metric,
+        Text(v.kernel),
+        Text(v.metric),
         Text(v.verdict, style=STYLES[v.verdict]),
         v.expectation or "-",
         v.model.complexity() if v.model is not None else "-",

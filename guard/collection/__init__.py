@@ -1,0 +1,1 @@
+"""Running benchmarks: in-process timing, executors, the sampling plan, environment capture."""

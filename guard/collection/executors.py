@@ -1,0 +1,369 @@
+"""Executing one repetition of a benchmark at one point: a real subprocess per command,
+or a long-lived worker subprocess per in-process callable.
+
+The runner talks to an ``Executor`` only (hyperfine's executor seam): tests inject a
+fake one and the real ones stay small. Every execution is bounded by the benchmark's
+timeout; a hanging command is killed with its whole process group, a crash becomes an
+``ExecutionError`` that names the exit code or signal and the last line of stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from .spec import BenchmarkSpec, command_argv, keyword_arguments
+
+__all__ = [
+    "ExecutionError",
+    "Executor",
+    "CommandExecutor",
+    "CallableExecutor",
+    "RoutingExecutor",
+    "parse_custom_value",
+]
+
+
+class ExecutionError(Exception):
+    """One execution failed; ``kind`` is "timeout", "crash" or "error"."""
+
+    def __init__(self, kind: str, message: str):
+        self.kind = kind
+        super().__init__(message)
+
+
+class Executor(Protocol):
+    """Runs one repetition and returns its value in the metric's unit."""
+
+    def measure(self, spec: BenchmarkSpec, point: tuple[float, ...], warmup: int) -> float: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class _Finished:
+    status: int
+    seconds: float
+    cpu: float
+    max_rss: int
+
+
+# ---------------------------------------------------------------- commands
+
+
+class CommandExecutor:
+    """A real subprocess per repetition, in the config's folder, without a shell unless asked."""
+
+    def measure(self, spec: BenchmarkSpec, point: tuple[float, ...], warmup: int) -> float:
+        """Run ``warmup`` discarded executions, then one measured one."""
+        for _ in range(warmup):
+            self._execute(spec, point)
+        return self._execute(spec, point)
+
+    def close(self) -> None:
+        """Nothing stays running between repetitions."""
+
+    def _execute(self, spec: BenchmarkSpec, point: tuple[float, ...]) -> float:
+        argv = command_argv(spec, point)
+        with tempfile.TemporaryDirectory(prefix="perfguard-") as tmp:
+            out_path, err_path = Path(tmp, "stdout"), Path(tmp, "stderr")
+            perf_path = Path(tmp, "perf")
+            if spec.metric == "instructions":
+                argv = _with_perf(argv, perf_path, spec.shell)
+            with open(out_path, "wb") as out, open(err_path, "wb") as err:
+                done = _run(argv, spec, out, err)
+            if done.status != 0:
+                raise ExecutionError("crash", _crash_message(done.status, err_path))
+            return _value(spec.metric, done, out_path, perf_path)
+
+
+def _run(argv: list[str] | str, spec: BenchmarkSpec, out: IO[bytes], err: IO[bytes]) -> _Finished:
+    start = time.perf_counter()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=spec.folder,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            shell=spec.shell,
+            start_new_session=True,  # one process group to kill, and Ctrl-C stays ours
+        )
+    except OSError as exc:
+        raise ExecutionError(
+            "error", f"cannot start {_show(argv)}: {exc.strerror or exc}"
+        ) from None
+    result: dict[str, Any] = {}
+    waiter = threading.Thread(target=_reap, args=(proc.pid, result), daemon=True)
+    waiter.start()
+    try:
+        waiter.join(spec.timeout)
+    finally:
+        if waiter.is_alive():
+            _kill_group(proc.pid)
+            waiter.join()
+        proc.returncode = result.get("status", -signal.SIGKILL)  # reaped by wait4 already
+    if "timed_out" in result or "end" not in result or result["end"] - start > spec.timeout:
+        raise ExecutionError("timeout", f"killed after the {spec.timeout:g} s timeout")
+    usage = result["usage"]
+    return _Finished(
+        status=result["status"],
+        seconds=result["end"] - start,
+        cpu=usage.ru_utime + usage.ru_stime,
+        max_rss=usage.ru_maxrss * 1024,  # Linux reports kilobytes
+    )
+
+
+def _reap(pid: int, result: dict[str, Any]) -> None:
+    # wait4 gives this child's own resource usage (cpu, peak memory), which Popen hides.
+    _, status, usage = os.wait4(pid, 0)
+    result["end"] = time.perf_counter()
+    result["usage"] = usage
+    result["status"] = os.waitstatus_to_exitcode(status)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _value(metric: str, done: _Finished, out_path: Path, perf_path: Path) -> float:
+    if metric == "time":
+        return done.seconds
+    if metric == "cpu":
+        return done.cpu
+    if metric == "memory":
+        return float(done.max_rss)
+    if metric == "instructions":
+        return _perf_instructions(perf_path)
+    return parse_custom_value(out_path.read_text(encoding="utf-8", errors="replace"))
+
+
+def parse_custom_value(stdout: str) -> float:
+    """The last non-empty stdout line as a JSON number or ``{"value": x}``."""
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    if not lines:
+        raise ExecutionError(
+            "error", 'metric custom: the command printed nothing; print a number or {"value": x}'
+        )
+    try:
+        doc = json.loads(lines[-1])
+    except json.JSONDecodeError:
+        doc = None
+    value = doc.get("value") if isinstance(doc, dict) else doc
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ExecutionError(
+            "error",
+            f'metric custom: the last line of stdout must be a number or {{"value": x}}, '
+            f"got {lines[-1][:60]!r}",
+        )
+    return float(value)
+
+
+def _with_perf(argv: list[str] | str, perf_path: Path, shell: bool) -> list[str] | str:
+    head = ["perf", "stat", "-x", ",", "-e", "instructions:u", "-o", str(perf_path), "--"]
+    if shell:
+        return " ".join(head) + " sh -c " + _quote(str(argv))
+    return head + list(argv)
+
+
+def _perf_instructions(perf_path: Path) -> float:
+    try:
+        text = perf_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[2].startswith("instructions"):
+            try:
+                return float(fields[0])
+            except ValueError:
+                break
+    raise ExecutionError(
+        "error",
+        "metric instructions: perf could not count instructions on this machine "
+        "(a VM without PMU access, or perf_event_paranoid too high); use metric: time or cpu",
+    )
+
+
+def _crash_message(status: int, err_path: Path) -> str:
+    if status < 0:
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = f"signal {-status}"
+        head = f"killed by {name}"
+    else:
+        head = f"exit code {status}"
+    tail = _last_line(err_path)
+    return f"{head}: {tail}" if tail else head
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = [x for x in path.read_text(errors="replace").splitlines() if x.strip()]
+    except OSError:
+        return ""
+    return lines[-1].strip()[:200] if lines else ""
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def _show(argv: list[str] | str) -> str:
+    return argv if isinstance(argv, str) else " ".join(argv)
+
+
+# ---------------------------------------------------------------- callables
+
+
+class CallableExecutor:
+    """One worker subprocess per callable benchmark, kept alive across repetitions."""
+
+    def __init__(self, python: str = sys.executable, min_time: float = 0.01):
+        self.python = python
+        self.min_time = min_time
+        self._workers: dict[str, _Worker] = {}
+
+    def measure(self, spec: BenchmarkSpec, point: tuple[float, ...], warmup: int) -> float:
+        """Ask the benchmark's worker for one repetition (it warms up and loops itself)."""
+        worker = self._workers.get(spec.name)
+        if worker is None or not worker.alive():
+            worker = self._workers[spec.name] = _Worker(self.python, spec.folder)
+        request = {
+            "target": spec.target,
+            "kwargs": keyword_arguments(spec, point),
+            "metric": spec.metric,
+            "warmup": warmup,
+            "min_time": self.min_time,
+        }
+        try:
+            reply = worker.ask(request, spec.timeout)
+        except ExecutionError:
+            worker.stop()
+            del self._workers[spec.name]
+            raise
+        if "error" in reply:
+            raise ExecutionError(str(reply.get("kind", "error")), str(reply["error"]))
+        return float(reply["value"])
+
+    def close(self) -> None:
+        """Stop every worker."""
+        for worker in self._workers.values():
+            worker.stop()
+        self._workers.clear()
+
+
+class _Worker:
+    """The parent's end of ``python -m guard.collection.worker``: JSON lines both ways."""
+
+    def __init__(self, python: str, folder: Path):
+        env = dict(os.environ)
+        # The worker must import guard from wherever this process imported it.
+        package_root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        # stderr goes to a file: a chatty benchmark must not fill a pipe nobody drains.
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [python, "-m", "guard.collection.worker", str(folder)],
+            cwd=folder,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env=env,
+            start_new_session=True,
+        )
+        self._buffer = b""
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def ask(self, request: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise ExecutionError("crash", self._death()) from None
+        line = self._read_line(timeout)
+        reply = json.loads(line)
+        if not isinstance(reply, dict):
+            raise ExecutionError("error", "the worker sent a malformed reply")
+        return reply
+
+    def _read_line(self, timeout: float) -> bytes:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    raise ExecutionError("timeout", f"killed after the {timeout:g} s timeout")
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    raise ExecutionError("crash", self._death())
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    def _death(self) -> str:
+        self.kill()
+        status = self.proc.returncode
+        self.stderr.seek(0)
+        lines = [x for x in self.stderr.read().decode(errors="replace").splitlines() if x.strip()]
+        tail = lines[-1].strip()[:200] if lines else ""
+        head = f"the worker exited with code {status}" if status is not None else "worker died"
+        if status is not None and status < 0:
+            head = f"the worker was killed by {signal.Signals(-status).name}"
+        return f"{head}: {tail}" if tail else head
+
+    def kill(self) -> None:
+        _kill_group(self.proc.pid)
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                stream.close()
+
+    def stop(self) -> None:
+        if self.alive():
+            assert self.proc.stdin is not None
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=1)
+            except (BrokenPipeError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+        self.stderr.close()
+
+
+class RoutingExecutor:
+    """Commands to a CommandExecutor, callables to a CallableExecutor."""
+
+    def __init__(self, min_time: float = 0.01):
+        self.commands = CommandExecutor()
+        self.callables = CallableExecutor(min_time=min_time)
+
+    def measure(self, spec: BenchmarkSpec, point: tuple[float, ...], warmup: int) -> float:
+        """Run one repetition with the executor for the benchmark's kind."""
+        impl = self.commands if spec.kind == "command" else self.callables
+        return impl.measure(spec, point, warmup)
+
+    def close(self) -> None:
+        """Stop the callable workers."""
+        self.callables.close()

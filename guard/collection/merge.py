@@ -1,0 +1,66 @@
+"""Joining measurement sets, e.g. the shards of a GitHub Actions matrix, into one.
+
+Kernels are matched by (name, metric); the same point in two sets pools its
+repetitions. Sets must share their parameters and, when they name one, their
+commit: joining two commits' measurements would make a regression out of nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import UsageError
+from ..measurements import Kernel, MeasurementSet, Point, RunInfo
+
+__all__ = ["merge_sets"]
+
+
+def merge_sets(sets: Sequence[tuple[str, MeasurementSet]]) -> MeasurementSet:
+    """One set from several (each with the path it came from, for messages)."""
+    if not sets:
+        raise UsageError("nothing to merge; give at least one measurement file")
+    first_path, first = sets[0]
+    for path, mset in sets[1:]:
+        if mset.parameters != first.parameters:
+            raise UsageError(
+                f"{path} has parameters ({', '.join(mset.parameters)}) but {first_path} has "
+                f"({', '.join(first.parameters)}); only measurements over the same "
+                "parameters can be merged"
+            )
+    return MeasurementSet(first.parameters, _kernels(sets), _run(sets))
+
+
+def _kernels(sets: Sequence[tuple[str, MeasurementSet]]) -> tuple[Kernel, ...]:
+    table: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
+    units: dict[tuple[str, str], str | None] = {}
+    for _, mset in sets:
+        for kernel in mset.kernels:
+            points = table.setdefault(kernel.key, {})
+            units.setdefault(kernel.key, kernel.unit)
+            for point in kernel.points:
+                points.setdefault(point.at, []).extend(point.values)
+    return tuple(
+        Kernel(name, metric, tuple(Point(at, tuple(v)) for at, v in points.items()), units[key])
+        for key, points in table.items()
+        for name, metric in [key]
+    )
+
+
+def _run(sets: Sequence[tuple[str, MeasurementSet]]) -> RunInfo:
+    commits = {(path, m.run.commit) for path, m in sets if m.run.commit is not None}
+    distinct = sorted({c for _, c in commits})
+    if len(distinct) > 1:
+        where = ", ".join(f"{p}: {c[:12]}" for p, c in sorted(commits))
+        raise UsageError(f"the files measured different commits ({where}); merge one commit's")
+    runs = [m.run for _, m in sets]
+    starts = sorted(r.started for r in runs if r.started is not None)
+    dirty = [r.dirty for r in runs if r.dirty is not None]
+    return RunInfo(
+        commit=distinct[0] if distinct else None,
+        branch=next((r.branch for r in runs if r.branch is not None), None),
+        started=starts[0] if starts else None,
+        machine=runs[0].machine,
+        dirty=any(dirty) if dirty else None,
+        errors=tuple(e for r in runs for e in r.errors),
+        interrupted=any(r.interrupted for r in runs),
+    )

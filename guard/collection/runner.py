@@ -1,0 +1,230 @@
+"""The sampling plan: which (benchmark, point) to run next, until the data can decide.
+
+1. **Pilot**: each benchmark, in a seeded random order, runs its points smallest first,
+   one warmed-up repetition each, and stops growing at the first size whose single
+   execution takes longer than ``size_limit`` or once its repetitions would not fit its
+   share of the budget (R's atime grows data sizes the same way).
+2. **Trim**: if the minimum repetitions of all points cannot fit in what is left of the
+   budget, the most expensive points go first, keeping five points a benchmark.
+3. **Rounds**: every round runs each unfinished point once, all benchmarks interleaved
+   in a fresh seeded random order, so slow drift of the machine is spread over all
+   sizes instead of looking like growth. A point is finished after its fixed count of
+   repetitions, or for ``auto`` once the median's relative uncertainty is below
+   ``noise_target`` (Catwalk's statistical quality control), or at the cap.
+
+A crash or timeout ends that benchmark (recorded in ``run.errors``) and the others go
+on; Ctrl-C ends the run and keeps everything measured so far. The clock and executor
+are injected, so tests drive the whole plan without real time.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from ..config import RunConfig
+from ..measurements import Kernel, MeasurementSet, Point, RunError, RunInfo
+from .executors import ExecutionError, Executor
+from .spec import BenchmarkSpec, format_at
+from .timing import enough_repetitions
+
+__all__ = ["RunEvent", "run_benchmarks", "MIN_POINTS"]
+
+MIN_POINTS = 5  # what the modelers need for one parameter
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    """Progress of the run: ``kind`` is start, measured, error, round or done."""
+
+    kind: str
+    benchmark: str = ""
+    point: str = ""
+    value: float | None = None
+    message: str = ""
+    finished: int = 0
+    active: int = 0
+
+
+@dataclass
+class _Point:
+    at: tuple[float, ...]
+    values: list[float] = field(default_factory=list)
+    cost: float = 0.0
+    done: bool = False
+
+
+@dataclass
+class _Bench:
+    spec: BenchmarkSpec
+    points: list[_Point] = field(default_factory=list)
+    spent: float = 0.0
+    error: RunError | None = None
+
+    def target_repetitions(self, options: RunConfig) -> tuple[int, int]:
+        reps = self.spec.repetitions
+        if reps == "auto":
+            return options.min_repetitions, options.max_repetitions
+        return reps, reps
+
+
+class _Run:
+    def __init__(
+        self,
+        specs: Sequence[BenchmarkSpec],
+        executor: Executor,
+        options: RunConfig,
+        clock: Callable[[], float],
+        on_event: Callable[[RunEvent], None],
+    ):
+        self.benches = [_Bench(spec) for spec in specs]
+        self.executor = executor
+        self.options = options
+        self.clock = clock
+        self.emit = on_event
+        self.rng = random.Random(options.seed)
+        self.start = clock()
+        self.deadline = self.start + options.budget
+        share = options.benchmark_budget or options.budget / max(1, len(specs))
+        self.share = share
+
+    # -------------------------------------------------------------- phases
+
+    def pilot(self) -> None:
+        order = list(self.benches)
+        self.rng.shuffle(order)
+        for bench in order:
+            self.emit(RunEvent("start", bench.spec.name, active=len(bench.spec.points)))
+            for at in bench.spec.points:
+                if self.clock() >= self.deadline:
+                    return
+                point = _Point(at)
+                bench.points.append(point)
+                if not self.measure(bench, point, bench.spec.warmup) or self.stop_growing(bench):
+                    break
+
+    def stop_growing(self, bench: _Bench) -> bool:
+        # The next size is predicted from the growth between the last two, so one
+        # execution of a quadratic kernel cannot blow the budget by itself.
+        last = bench.points[-1]
+        growth = 1.0
+        if len(bench.points) > 1 and bench.points[-2].cost > 0:
+            growth = min(16.0, max(1.0, last.cost / bench.points[-2].cost))
+        if last.cost * growth > self.options.size_limit:
+            return True
+        lowest = bench.target_repetitions(self.options)[0]
+        return (sum(p.cost for p in bench.points) + last.cost * growth) * lowest > self.share
+
+    def trim(self) -> None:
+        def needed() -> float:
+            return sum(
+                p.cost * max(0, b.target_repetitions(self.options)[0] - len(p.values))
+                for b in self.live()
+                for p in b.points
+            )
+
+        while needed() > self.deadline - self.clock():
+            candidates = [b for b in self.live() if len(b.points) > MIN_POINTS]
+            if not candidates:
+                return
+            bench = max(candidates, key=lambda b: sum(p.cost for p in b.points))
+            bench.points.pop()
+
+    def rounds(self, checkpoint: Callable[[], None]) -> None:
+        while True:
+            tasks = [(b, p) for b in self.live() for p in b.points if not self.finished(b, p)]
+            if not tasks:
+                return
+            self.rng.shuffle(tasks)
+            for bench, point in tasks:
+                if bench.error is not None:
+                    continue
+                if not self.affordable(bench, point):
+                    point.done = True
+                    continue
+                self.measure(bench, point, 0)
+            checkpoint()
+            done = sum(self.finished(b, p) for b in self.live() for p in b.points)
+            total = sum(len(b.points) for b in self.live())
+            self.emit(RunEvent("round", finished=done, active=total))
+
+    # -------------------------------------------------------------- steps
+
+    def measure(self, bench: _Bench, point: _Point, warmup: int) -> bool:
+        began = self.clock()
+        try:
+            value = self.executor.measure(bench.spec, point.at, warmup)
+        except ExecutionError as exc:
+            where = bench.spec.at(point.at)
+            bench.error = RunError(bench.spec.name, exc.kind, str(exc), where)
+            label = format_at(bench.spec.parameters, point.at)
+            self.emit(RunEvent("error", bench.spec.name, label, message=str(exc)))
+            return False
+        finally:
+            elapsed = self.clock() - began
+            point.cost = elapsed
+            bench.spent += elapsed
+        point.values.append(value)
+        label = format_at(bench.spec.parameters, point.at)
+        self.emit(RunEvent("measured", bench.spec.name, label, value))
+        return True
+
+    def finished(self, bench: _Bench, point: _Point) -> bool:
+        if point.done:
+            return True
+        lowest, highest = bench.target_repetitions(self.options)
+        point.done = enough_repetitions(point.values, lowest, highest, self.options.noise_target)
+        return point.done
+
+    def affordable(self, bench: _Bench, point: _Point) -> bool:
+        if self.clock() + point.cost > self.deadline:
+            return False
+        cap = self.options.benchmark_budget
+        return cap is None or bench.spent + point.cost <= cap
+
+    def live(self) -> list[_Bench]:
+        return [b for b in self.benches if b.error is None]
+
+    # -------------------------------------------------------------- result
+
+    def result(self, run: RunInfo, interrupted: bool) -> MeasurementSet:
+        kernels = []
+        for bench in self.benches:
+            points = tuple(Point(p.at, tuple(p.values)) for p in bench.points if p.values)
+            if points:
+                spec = bench.spec
+                kernels.append(Kernel(spec.name, spec.metric, points, spec.unit))
+        errors = tuple(b.error for b in self.benches if b.error is not None)
+        parameters = self.benches[0].spec.parameters if self.benches else ("n",)
+        info = replace(run, errors=run.errors + errors, interrupted=interrupted)
+        return MeasurementSet(parameters, tuple(kernels), info)
+
+
+def run_benchmarks(
+    specs: Sequence[BenchmarkSpec],
+    executor: Executor,
+    options: RunConfig | None = None,
+    run: RunInfo | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    on_event: Callable[[RunEvent], None] = lambda event: None,
+    checkpoint: Callable[[MeasurementSet], None] = lambda mset: None,
+) -> MeasurementSet:
+    """Measure every benchmark within the budget; Ctrl-C returns what was measured."""
+    options = options or RunConfig()
+    run = run or RunInfo()
+    state = _Run(specs, executor, options, clock, on_event)
+    interrupted = False
+    try:
+        state.pilot()
+        state.trim()
+        checkpoint(state.result(run, True))
+        state.rounds(lambda: checkpoint(state.result(run, True)))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        executor.close()
+    final = state.result(run, interrupted)
+    on_event(RunEvent("done", message="interrupted" if interrupted else ""))
+    return final

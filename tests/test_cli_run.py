@@ -1,0 +1,216 @@
+"""`perfguard run` and `perfguard merge` end to end: real config files, real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from test_cli import perfguard
+
+from guard.formats import load
+
+PY = sys.executable
+
+# A deterministic benchmark: its "custom" value is a known function of n, so the
+# measurements of different runs can be compared value for value.
+VALUE = textwrap.dedent(
+    """
+    import sys
+    n, power = int(sys.argv[1]), float(sys.argv[2])
+    print(n ** power)
+    """
+)
+HANG = textwrap.dedent(
+    """
+    import pathlib, sys, time
+    n = int(sys.argv[1])
+    if n >= 64:
+        pathlib.Path("hanging").write_text(str(n))
+        time.sleep(60)
+    print(n)
+    """
+)
+
+
+def project(tmp_path: Path, benchmarks: str, run: str = "budget: 60") -> Path:
+    (tmp_path / "value.py").write_text(VALUE)
+    (tmp_path / "hang.py").write_text(HANG)
+    config = tmp_path / "perfguard.yml"
+    config.write_text(
+        "version: 1\nparameters:\n  n: [8, 16, 32, 64, 128, 256]\n"
+        f"run:\n  {run}\nbenchmarks:\n" + textwrap.indent(textwrap.dedent(benchmarks), "  ")
+    )
+    return config
+
+
+CUSTOM = f"""
+linear:
+  command: ["{PY}", "value.py", "{{n}}", "1"]
+  metric: custom
+  repetitions: 2
+  warmup: 0
+square:
+  command: ["{PY}", "value.py", "{{n}}", "2"]
+  metric: custom
+  repetitions: 2
+  warmup: 0
+root:
+  command: ["{PY}", "value.py", "{{n}}", "0.5"]
+  metric: custom
+  repetitions: 2
+  warmup: 0
+"""
+
+
+def test_run_writes_measurements_that_check_reads(tmp_path: Path) -> None:
+    config = project(tmp_path, CUSTOM)
+    out = tmp_path / "m.json"
+    done = perfguard("run", "-c", config, "-o", out)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "perfguard/measurements@1"
+    assert doc["parameters"] == ["n"]
+    assert {"commit", "machine", "started"} <= set(doc["run"]) or "machine" in doc["run"]
+    assert doc["run"]["machine"]["cores"] == os.cpu_count()
+    mset = load(out)
+    square = mset.kernel("square", "custom")
+    assert [p.at[0] for p in square.points] == [8, 16, 32, 64, 128, 256]
+    assert all(p.values == (p.at[0] ** 2,) * 2 for p in square.points)
+    assert "wrote 3 kernels" in done.stderr
+    checked = perfguard("check", out, "--expect", "square=<= n", "--expect", "*=<= n")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "fail" in checked.stdout and "square" in checked.stdout
+
+
+def test_hanging_and_crashing_benchmarks_are_reported_and_exit_3(tmp_path: Path) -> None:
+    config = project(
+        tmp_path,
+        CUSTOM
+        + f"""
+hangs:
+  command: ["{PY}", "hang.py", "{{n}}"]
+  metric: custom
+  timeout: 1
+crashes:
+  command: ["{PY}", "-c", "import sys; sys.exit('cannot parse n={{n}}')"]
+""",
+    )
+    out = tmp_path / "m.json"
+    done = perfguard("run", "-c", config, "-o", out)
+    assert done.returncode == 3, done.stderr
+    assert "timeout hangs at n=64: killed after the 1 s timeout" in done.stderr
+    assert "crash crashes at n=8: exit code 1: cannot parse n=8" in done.stderr
+    mset = load(out)
+    assert {k.name for k in mset.kernels} == {"linear", "square", "root", "hangs"}
+    assert [p.at[0] for p in mset.kernel("hangs", "custom").points] == [8, 16, 32]
+    kinds = {e.benchmark: e.kind for e in mset.run.errors}
+    assert kinds == {"hangs": "timeout", "crashes": "crash"}
+    assert len(mset.kernel("square", "custom").points) == 6  # the others went on
+
+
+def test_interrupt_leaves_a_valid_file_with_what_was_measured(tmp_path: Path) -> None:
+    config = project(
+        tmp_path,
+        f"""
+hangs:
+  command: ["{PY}", "hang.py", "{{n}}"]
+  metric: custom
+  timeout: 100
+  warmup: 0
+""",
+    )
+    out = tmp_path / "m.json"
+    env = {**os.environ, "COLUMNS": "200"}
+    proc = subprocess.Popen(
+        [PY, "-m", "guard.cli", "run", "-c", str(config), "-o", str(out)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    marker = tmp_path / "hanging"
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists(), "the benchmark never reached its hanging size"
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "interrupted; kept 1 kernels" in stderr
+    mset = load(out)
+    assert mset.run.interrupted
+    assert [p.at[0] for p in mset.kernel("hangs", "custom").points] == [8, 16, 32]
+
+
+def test_shards_merged_equal_one_run(tmp_path: Path) -> None:
+    config = project(tmp_path, CUSTOM)
+    whole = tmp_path / "whole.json"
+    assert perfguard("run", "-c", config, "-o", whole).returncode == 0
+    shards = []
+    for i in (1, 2):
+        shard = tmp_path / f"shard{i}.json"
+        done = perfguard("run", "-c", config, "-o", shard, "--shard", f"{i}/2")
+        assert done.returncode == 0, done.stderr
+        shards.append(shard)
+    assert {k.name for k in load(shards[0]).kernels} == {"linear", "root"}
+    assert {k.name for k in load(shards[1]).kernels} == {"square"}
+    merged = tmp_path / "merged.json"
+    done = perfguard("merge", *shards, "-o", merged)
+    assert done.returncode == 0, done.stderr
+    assert "merged 2 files: 3 kernels, 18 points" in done.stderr
+    one, joined = load(whole), load(merged)
+    assert joined.parameters == one.parameters
+    assert sorted(joined.kernels, key=lambda k: k.name) == sorted(one.kernels, key=lambda k: k.name)
+    assert joined.run.commit == one.run.commit
+
+
+def test_merge_refuses_different_parameters(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text('{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": []}')
+    b.write_text('{"schema": "perfguard/measurements@1", "parameters": ["p"], "kernels": []}')
+    done = perfguard("merge", a, b, "-o", tmp_path / "c.json")
+    assert done.returncode == 2
+    assert "has parameters (p) but" in done.stderr
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_merge_refuses_different_commits(tmp_path: Path) -> None:
+    docs = []
+    for name, commit in (("a", "1" * 40), ("b", "2" * 40)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(
+            json.dumps(
+                {
+                    "schema": "perfguard/measurements@1",
+                    "parameters": ["n"],
+                    "run": {"commit": commit},
+                    "kernels": [],
+                }
+            )
+        )
+        docs.append(path)
+    done = perfguard("merge", *docs, "-o", tmp_path / "c.json")
+    assert done.returncode == 2
+    assert "measured different commits" in done.stderr
+
+
+def test_usage_and_config_errors_exit_2_before_running(tmp_path: Path) -> None:
+    config = project(tmp_path, CUSTOM)
+    bad = perfguard("run", "-c", config, "--shard", "3/2", "-o", tmp_path / "x.json")
+    assert bad.returncode == 2 and "--shard wants i/N" in bad.stderr
+    missing_folder = perfguard("run", "-c", config, "-o", tmp_path / "no" / "x.json")
+    assert missing_folder.returncode == 2 and "does not exist" in missing_folder.stderr
+    unknown = perfguard("run", "-c", config, "-k", "nope", "-o", tmp_path / "x.json")
+    assert unknown.returncode == 2 and "no benchmark named 'nope'" in unknown.stderr
+    placeholder = project(tmp_path, 'a:\n  command: "echo {size}"\n')
+    done = perfguard("run", "-c", placeholder, "-o", tmp_path / "x.json")
+    assert done.returncode == 2
+    assert f"{placeholder}:8: benchmarks.a.command: unknown placeholder {{size}}" in done.stderr
+    assert not (tmp_path / "x.json").exists()

@@ -1,0 +1,208 @@
+"""The sampling plan, driven by a fake executor on a fake clock (no real time passes)."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from guard.collection.executors import ExecutionError
+from guard.collection.runner import MIN_POINTS, run_benchmarks
+from guard.collection.spec import BenchmarkSpec
+from guard.config import RunConfig
+from guard.measurements import MeasurementSet
+
+SIZES = tuple((float(2**k),) for k in range(4, 14))  # 16 .. 8192, ten points
+
+
+def spec(name: str, repetitions: int | str = 3, points=SIZES, warmup: int = 0) -> BenchmarkSpec:
+    return BenchmarkSpec(
+        name=name,
+        kind="callable",
+        target=f"fake:{name}",
+        shell=False,
+        metric="time",
+        unit="s",
+        repetitions=repetitions,  # type: ignore[arg-type]
+        timeout=10.0,
+        warmup=warmup,
+        parameters=("n",),
+        points=points,
+        folder=Path("."),
+    )
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class FakeExecutor:
+    """Value = cost = the benchmark's cost function; optional noise, failures, interrupts."""
+
+    def __init__(self, clock: FakeClock, costs, noise=None, fail=None, interrupt_after=None):
+        self.clock = clock
+        self.costs = costs
+        self.noise = noise or {}
+        self.fail = fail or {}
+        self.interrupt_after = interrupt_after
+        self.calls: list[tuple[str, float, int]] = []
+        self.closed = False
+
+    def measure(self, spec: BenchmarkSpec, point: tuple[float, ...], warmup: int) -> float:
+        if self.interrupt_after is not None and len(self.calls) >= self.interrupt_after:
+            raise KeyboardInterrupt
+        self.calls.append((spec.name, point[0], warmup))
+        n = point[0]
+        if spec.name in self.fail and n >= self.fail[spec.name][0]:
+            raise ExecutionError(self.fail[spec.name][1], f"{spec.name} broke at {n:g}")
+        cost = self.costs[spec.name](n)
+        self.clock.now += cost * (1 + warmup)
+        wobble = self.noise.get(spec.name, 0.0)
+        return cost * (1 + wobble * random.Random(len(self.calls)).uniform(-1, 1))
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def linear(n: float) -> float:
+    return 1e-5 * n
+
+
+def run(specs, executor, clock, **options) -> MeasurementSet:
+    return run_benchmarks(specs, executor, RunConfig(**options), clock=clock)
+
+
+def sizes(mset: MeasurementSet, name: str) -> list[float]:
+    return [p.at[0] for p in mset.kernel(name, "time").points]
+
+
+def test_fixed_repetitions_measure_every_point_that_many_times() -> None:
+    clock = FakeClock()
+    executor = FakeExecutor(clock, {"a": linear, "b": linear})
+    mset = run([spec("a", 4), spec("b", 2)], executor, clock, budget=1000)
+    assert [len(p.values) for p in mset.kernel("a", "time").points] == [4] * len(SIZES)
+    assert [len(p.values) for p in mset.kernel("b", "time").points] == [2] * len(SIZES)
+    assert sizes(mset, "a") == [s[0] for s in SIZES]
+    assert executor.closed
+    assert not mset.run.interrupted and mset.run.errors == ()
+
+
+def test_the_order_is_seeded_and_interleaves_benchmarks_and_sizes() -> None:
+    def calls(seed: int) -> list[tuple[str, float, int]]:
+        clock = FakeClock()
+        executor = FakeExecutor(clock, {"a": linear, "b": linear})
+        run([spec("a", 3), spec("b", 3)], executor, clock, budget=1000, seed=seed)
+        return executor.calls
+
+    first, again, other = calls(1), calls(1), calls(2)
+    assert first == again
+    assert first != other
+    rounds = first[2 * len(SIZES) :]  # after each benchmark's pilot, smallest first
+    assert [c[1] for c in first[: len(SIZES)]] == [s[0] for s in SIZES]
+    names = [c[0] for c in rounds]
+    switches = sum(a != b for a, b in zip(names, names[1:]))
+    assert switches > len(rounds) // 4  # benchmarks alternate, not one block after another
+    ns = [c[1] for c in rounds[: 2 * len(SIZES)]]
+    assert ns != sorted(ns) and ns != sorted(ns, reverse=True)
+
+
+def test_warmup_is_paid_once_per_point_in_the_pilot() -> None:
+    clock = FakeClock()
+    executor = FakeExecutor(clock, {"a": linear})
+    run([spec("a", 3, warmup=2)], executor, clock, budget=1000)
+    warm = [(n, w) for _, n, w in executor.calls if w]
+    assert warm == [(s[0], 2) for s in SIZES]
+
+
+def test_sizes_stop_growing_before_one_execution_exceeds_the_size_limit() -> None:
+    clock = FakeClock()
+
+    def quadratic(n: float) -> float:
+        return 1e-7 * n * n  # 0.1 s at n=1024, 0.42 s at 2048, 1.7 s at 4096
+
+    executor = FakeExecutor(clock, {"q": quadratic})
+    mset = run([spec("q")], executor, clock, budget=1000, size_limit=0.5)
+    # 2048 (0.42 s) fits; 4096 is predicted at 4x that and never runs.
+    assert max(sizes(mset, "q")) == 2048
+    assert max(n for _, n, _ in executor.calls) == 2048
+
+
+def test_the_budget_bounds_the_run_and_trimming_keeps_five_points() -> None:
+    clock = FakeClock()
+    executor = FakeExecutor(clock, {"a": linear, "b": linear})
+    budget = 0.6  # the pilot alone costs 2 * 0.164 s
+    mset = run([spec("a", 5), spec("b", 5)], executor, clock, budget=budget, size_limit=10)
+    largest = max(linear(s[0]) for s in SIZES)
+    assert clock.now <= budget + largest
+    for name in ("a", "b"):
+        assert len(mset.kernel(name, "time").points) >= MIN_POINTS
+
+
+def test_benchmark_budget_caps_each_benchmark() -> None:
+    clock = FakeClock()
+    executor = FakeExecutor(clock, {"a": linear, "b": linear})
+    run([spec("a", 15), spec("b", 15)], executor, clock, budget=1000, benchmark_budget=0.5)
+    spent: dict[str, float] = {}
+    for name, n, warmup in executor.calls:
+        spent[name] = spent.get(name, 0.0) + linear(n) * (1 + warmup)
+    assert all(total <= 0.5 + linear(8192) for total in spent.values())
+
+
+def test_auto_stops_early_on_quiet_points_and_at_the_cap_on_noisy_ones() -> None:
+    clock = FakeClock()
+    executor = FakeExecutor(clock, {"quiet": linear, "noisy": linear}, noise={"noisy": 0.4})
+    mset = run(
+        [spec("quiet", "auto"), spec("noisy", "auto")],
+        executor,
+        clock,
+        budget=1000,
+        min_repetitions=3,
+        max_repetitions=9,
+        noise_target=0.02,
+    )
+    assert {len(p.values) for p in mset.kernel("quiet", "time").points} == {3}
+    assert {len(p.values) for p in mset.kernel("noisy", "time").points} == {9}
+
+
+def test_a_failing_benchmark_is_recorded_and_the_others_go_on() -> None:
+    clock = FakeClock()
+    executor = FakeExecutor(clock, {"ok": linear, "bad": linear}, fail={"bad": (256.0, "crash")})
+    mset = run([spec("ok"), spec("bad")], executor, clock, budget=1000)
+    assert len(mset.kernel("ok", "time").points) == len(SIZES)
+    assert sizes(mset, "bad") == [16, 32, 64, 128]  # measured before it broke, kept
+    (error,) = mset.run.errors
+    assert (error.benchmark, error.kind, dict(error.at or {})) == ("bad", "crash", {"n": 256.0})
+    assert "broke at 256" in error.message
+    assert all(n <= 256 or name != "bad" for name, n, _ in executor.calls)
+
+
+def test_interrupt_keeps_what_was_measured_and_marks_the_run() -> None:
+    clock = FakeClock()
+    executor = FakeExecutor(clock, {"a": linear, "b": linear}, interrupt_after=25)
+    saved: list[MeasurementSet] = []
+    mset = run_benchmarks(
+        [spec("a"), spec("b")],
+        executor,
+        RunConfig(budget=1000),
+        clock=clock,
+        checkpoint=saved.append,
+    )
+    assert mset.run.interrupted
+    assert sum(len(p.values) for k in mset.kernels for p in k.points) == 25
+    assert executor.closed
+    assert saved and saved[0].run.interrupted  # checkpoints are marked incomplete
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_points_keep_growing_size_order_in_the_result(seed: int) -> None:
+    clock = FakeClock()
+    executor = FakeExecutor(clock, {"a": linear})
+    mset = run([spec("a", 3)], executor, clock, budget=1000, seed=seed)
+    assert sizes(mset, "a") == sorted(sizes(mset, "a"))
+    assert all(math.isclose(v, linear(p.at[0])) for p in mset.kernels[0].points for v in p.values)
