@@ -36,6 +36,7 @@ from .reporting.markdown import render_markdown
 from .reporting.progress import RunProgress
 from .reporting.summary import counts_sentence, shown_reasons
 from .reporting.terminal import STYLES, verdict_table
+from .scaffold import detect_project, render_project, write_init
 
 __all__ = ["app", "main"]
 
@@ -461,6 +462,36 @@ def _print_check(report: CheckReport) -> None:
         console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True)
     style = STYLES[report.status]
     console.print(f"[{style}]perfguard check: {report.status}[/] ({counts_sentence(report)})")
+
+
+@app.command("init")
+def init_cmd(
+    directory: Path = typer.Argument(
+        Path("."), help="The project's root folder (the repository root)."
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Overwrite perfguard.yml and the workflow if they exist."
+    ),
+) -> None:
+    """Write a commented perfguard.yml and .github/workflows/perfguard.yml for DIR.
+
+    Detects pytest-benchmark and asv benchmarks by reading files; nothing is imported
+    or run. Exit codes: 0 written, 2 a file already exists (pass --force) or DIR is not
+    a folder.
+    """
+    if not directory.is_dir():
+        raise UsageError(f"{directory} is not a folder; give the project's root folder")
+    project = detect_project(directory)
+    written = write_init(directory, render_project(project), force=force)
+    console = Console(highlight=False)
+    console.print(f"perfguard init: {escape(project.describe())}", soft_wrap=True)
+    for path in written:
+        console.print(f"[green]wrote[/] {escape(str(path))}")
+    for note in project.notes:
+        console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True)
+    console.print(
+        "next: replace the placeholder expectations in perfguard.yml, then commit both files"
+    )
 
 
 @app.command("run")

@@ -214,3 +214,20 @@ def test_usage_and_config_errors_exit_2_before_running(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert f"{placeholder}:8: benchmarks.a.command: unknown placeholder {{size}}" in done.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def test_init_writes_a_config_that_run_accepts_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    done = perfguard("init", tmp_path)
+    assert done.returncode == 0, done.stderr
+    config = tmp_path / "perfguard.yml"
+    assert config.is_file() and (tmp_path / ".github" / "workflows" / "perfguard.yml").is_file()
+    from guard.config import load_config
+
+    assert load_config(config).version == 1
+    before = config.read_text()
+    again = perfguard("init", tmp_path)
+    assert again.returncode == 2
+    assert "already exists; pass --force to overwrite" in again.stderr
+    assert config.read_text() == before
+    assert perfguard("init", tmp_path, "--force").returncode == 0
+    assert perfguard("init", tmp_path / "missing").returncode == 2
