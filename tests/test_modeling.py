@@ -15,6 +15,7 @@ from guard.modeling import get_modeler, model_measurements
 from guard.modeling.exhaustive import ExhaustiveModeler
 from guard.modeling.penalized import PenalizedModeler, default_terms
 from guard.modeling.refining import RefiningModeler
+from guard.modeling.single_term import fit_constant
 
 X = np.array([64.0, 128, 256, 512, 1024, 2048])
 
@@ -144,9 +145,10 @@ def test_refinement_invariants(alpha, beta, noise, seed) -> None:
         assert 0 <= a <= 6 and 0 <= b <= 3
         assert a == 0 or b in (0, 1, 2)
         assert a.denominator <= 2**8 and b.denominator <= 2**8
-        constant = np.full_like(y, np.mean(y))
-        const_smape = 100 * np.mean(np.abs(y - constant) / ((np.abs(y) + np.abs(constant)) / 2))
-        assert fit.smape * 2 <= const_smape + 1e-9
+        # The acceptance rule compares with the modeler's own best constant (fit_constant),
+        # not the mean: the mean's SMAPE can be larger and made this check flaky.
+        _, _, const_smape = fit_constant(y)
+        assert fit.smape * 2 <= const_smape[0] + 1e-9
 
 
 def kernel(name: str, points: list[tuple[float, list[float]]]) -> Kernel:
