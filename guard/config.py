@@ -71,6 +71,7 @@ _RUN_KEYS = (
     "timeout",
     "warmup",
     "seed",
+    "round_correction",
 )
 _CHECK_KEYS = ("baseline", "target", "max_class", "max_slowdown", "confidence", "strict")
 _TAG = "tag:yaml.org,2002:"
@@ -126,7 +127,8 @@ class RunConfig:
     ``repetitions`` is the default for benchmarks that do not set their own: a number,
     or "auto" (between ``min_repetitions`` and ``max_repetitions``, stopping once the
     median's relative uncertainty is below ``noise_target``). In-process callables are
-    looped until one repetition lasts ``min_time`` seconds.
+    looped until one repetition lasts ``min_time`` seconds. ``round_correction`` divides
+    timings by the machine's speed in their round (see ``collection/blocking.py``).
     """
 
     budget: float = 300.0
@@ -140,6 +142,7 @@ class RunConfig:
     timeout: float = 60.0
     warmup: int = 1
     seed: int = 0
+    round_correction: bool = True
 
 
 @dataclass(frozen=True)
@@ -422,6 +425,7 @@ def _run_section(node: Node | None) -> RunConfig:
         "timeout": _positive,
         "warmup": _non_negative_int,
         "seed": _non_negative_int,
+        "round_correction": _flag,
     }
     for name, reader in readers.items():
         value = _field(fields, "run", name, reader)

@@ -90,6 +90,8 @@ class RunInfo:
 
     ``errors`` lists benchmarks that failed to execute and ``interrupted`` marks a run
     stopped early (Ctrl-C, time budget aside): the kernels hold what was measured.
+    ``round_speed`` is the machine's relative speed in each round of ``perfguard run``
+    (round 0 is the pilot); timings were divided by it.
     """
 
     commit: str | None = None
@@ -99,10 +101,12 @@ class RunInfo:
     dirty: bool | None = None
     errors: tuple[RunError, ...] = ()
     interrupted: bool = False
+    round_speed: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "machine", MappingProxyType(dict(self.machine)))
         object.__setattr__(self, "errors", tuple(self.errors))
+        object.__setattr__(self, "round_speed", tuple(float(s) for s in self.round_speed))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -115,6 +119,8 @@ class RunInfo:
             out["errors"] = [e.to_json() for e in self.errors]
         if self.interrupted:
             out["interrupted"] = True
+        if self.round_speed:
+            out["round_speed"] = list(self.round_speed)
         return out
 
 

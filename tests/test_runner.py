@@ -91,6 +91,33 @@ def test_fixed_repetitions_measure_every_point_that_many_times() -> None:
     assert sizes(mset, "a") == [s[0] for s in SIZES]
     assert executor.closed
     assert not mset.run.interrupted and mset.run.errors == ()
+    assert set(mset.run.round_speed) == {1.0} and len(mset.run.round_speed) == 4  # pilot + 3
+
+
+def test_round_speeds_are_divided_out_of_timings() -> None:
+    clock = FakeClock()
+
+    class PhasedExecutor(FakeExecutor):
+        # every third round runs on a machine 1.6x slower
+        def measure(self, spec, point, warmup):
+            value = super().measure(spec, point, warmup)
+            return value * (1.6 if (len(self.calls) - 1) // 20 % 3 == 2 else 1.0)
+
+    executor = PhasedExecutor(clock, {"a": linear, "b": linear})
+    mset = run([spec("a", 6), spec("b", 6)], executor, clock, budget=1000)
+    assert max(mset.run.round_speed) == pytest.approx(1.6)
+    for kernel in mset.kernels:
+        for p in kernel.points:
+            assert p.values == pytest.approx([linear(p.at[0])] * 6)
+    raw = run(
+        [spec("a", 6), spec("b", 6)],
+        PhasedExecutor(FakeClock(), {"a": linear, "b": linear}),
+        FakeClock(),
+        budget=1000,
+        round_correction=False,
+    )
+    assert raw.run.round_speed == ()
+    assert any(max(p.values) > 1.5 * min(p.values) for k in raw.kernels for p in k.points)
 
 
 def test_the_order_is_seeded_and_interleaves_benchmarks_and_sizes() -> None:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 
 from ..config import RunConfig
 from ..measurements import Kernel, MeasurementSet, Point, RunError, RunInfo
+from .blocking import rescale, round_speeds
 from .executors import ExecutionError, Executor
 from .spec import BenchmarkSpec, format_at
 from .timing import enough_repetitions
@@ -33,6 +34,7 @@ from .timing import enough_repetitions
 __all__ = ["RunEvent", "run_benchmarks", "MIN_POINTS"]
 
 MIN_POINTS = 5  # what the modelers need for one parameter
+_TIMED = ("time", "cpu")  # metrics the machine's speed moves
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class RunEvent:
 class _Point:
     at: tuple[float, ...]
     values: list[float] = field(default_factory=list)
+    rounds: list[int] = field(default_factory=list)
     cost: float = 0.0
     done: bool = False
 
@@ -86,6 +89,7 @@ class _Run:
         self.emit = on_event
         self.rng = random.Random(options.seed)
         self.start = clock()
+        self.round = 0  # the pilot is round 0
         self.deadline = self.start + options.budget
         share = options.benchmark_budget or options.budget / max(1, len(specs))
         self.share = share
@@ -138,6 +142,7 @@ class _Run:
             if not tasks:
                 return
             self.rng.shuffle(tasks)
+            self.round += 1
             for bench, point in tasks:
                 if bench.error is not None:
                     continue
@@ -167,6 +172,7 @@ class _Run:
             point.cost = elapsed
             bench.spent += elapsed
         point.values.append(value)
+        point.rounds.append(self.round)
         label = format_at(bench.spec.parameters, point.at)
         self.emit(RunEvent("measured", bench.spec.name, label, value))
         return True
@@ -190,15 +196,29 @@ class _Run:
     # -------------------------------------------------------------- result
 
     def result(self, run: RunInfo, interrupted: bool) -> MeasurementSet:
+        timed = [p for b in self.benches if b.spec.metric in _TIMED for p in b.points]
+        speeds: dict[int, float] = {}
+        if self.options.round_correction:
+            speeds = round_speeds([(p.values, p.rounds) for p in timed])
         kernels = []
         for bench in self.benches:
-            points = tuple(Point(p.at, tuple(p.values)) for p in bench.points if p.values)
+            scale = speeds if bench.spec.metric in _TIMED else {}
+            points = tuple(
+                Point(p.at, tuple(rescale(p.values, p.rounds, scale)))
+                for p in bench.points
+                if p.values
+            )
             if points:
                 spec = bench.spec
                 kernels.append(Kernel(spec.name, spec.metric, points, spec.unit))
         errors = tuple(b.error for b in self.benches if b.error is not None)
         parameters = self.benches[0].spec.parameters if self.benches else ("n",)
-        info = replace(run, errors=run.errors + errors, interrupted=interrupted)
+        info = replace(
+            run,
+            errors=run.errors + errors,
+            interrupted=interrupted,
+            round_speed=tuple(round(speeds[r], 4) for r in sorted(speeds)),
+        )
         return MeasurementSet(parameters, tuple(kernels), info)
 
 

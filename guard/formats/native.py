@@ -146,6 +146,10 @@ def _run_info(r: _Reader, run_doc: dict[str, Any]) -> RunInfo:
         dirty=dirty if isinstance(dirty, bool) else None,
         errors=tuple(errors),
         interrupted=run_doc.get("interrupted") is True,
+        round_speed=tuple(
+            r.number(v, f"run.round_speed[{i}]")
+            for i, v in enumerate(r.arr(run_doc.get("round_speed", []), "run.round_speed"))
+        ),
     )
 
 
