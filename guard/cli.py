@@ -24,7 +24,7 @@ from .checking.check import check as run_check
 from .checking.verdicts import CheckReport
 from .collection.collect import collect, plan_benchmarks, run_options
 from .collection.merge import merge_sets
-from .collection.spec import parse_shard
+from .collection.spec import format_at, parse_shard
 from .collection.timing import relative_uncertainty
 from .config import Config, expectation_rules, load_config
 from .errors import ModelingError, PerfguardError, UsageError
@@ -631,7 +631,7 @@ def _print_run_summary(mset: MeasurementSet, output: Path) -> None:
 
 
 def _at_text(mset: MeasurementSet, at: tuple[float, ...]) -> str:
-    return ", ".join(f"{p}={v:g}" for p, v in zip(mset.parameters, at))
+    return format_at(mset.parameters, at)
 
 
 def main(argv: list[str] | None = None) -> int:
