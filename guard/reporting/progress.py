@@ -33,6 +33,7 @@ class RunProgress:
         )
         self.task = self.progress.add_task("pilot", total=budget, status="")
         self.pilots = 0
+        self.rounds = 0
 
     def __enter__(self) -> RunProgress:
         if self.live:
@@ -62,7 +63,10 @@ class RunProgress:
                 soft_wrap=True,
             )
         elif event.kind == "round":
-            self._line(f"repetitions: {event.finished}/{event.active} points have enough")
+            self.rounds += 1
+            # In a CI log one line per round would bury the rest: print every tenth.
+            if self.live or self.rounds % 10 == 1 or event.finished == event.active:
+                self._line(f"round {self.rounds}: {event.finished}/{event.active} points done")
         self._update(elapsed, None)
 
     def _line(self, text: str) -> None:
