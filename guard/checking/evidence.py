@@ -12,9 +12,13 @@ seed 004's set E (43 classes, c >= 0, a > 0).  A class's weight is
 * plus a prior that prefers simple classes (the default modeler's term cost) and gives the
   constant a fixed share.
 
-A class whose term grows less over the measured range than ``visible`` per-point errors is
-dropped: a term too small to see fits flat data at any exponent, and would otherwise let
-"n^3 with a tiny coefficient" claim a flat kernel.
+A class is judged by a term that grows at least ``visible`` per-point errors over the
+measured range: where its best fit grows less (or does not grow), the coefficient is fixed
+at that smallest visible size and the constant refitted.  A term too small to see fits flat
+data at any exponent, and would otherwise let "n^3 with a tiny coefficient" claim a flat
+kernel; dropping such classes instead would make flat-looking data *certainly* constant
+even when its growth is just below the threshold, and a candidate run with the same growth
+just above it a certain regression.
 
 Comparing two runs (baseline and candidate) adds one more piece of prior knowledge: a
 change that keeps the class rarely changes the kernel's cost relative to its fixed
@@ -69,7 +73,7 @@ class EvidenceSettings:
     visible: float = 3.0
     simplicity: float = 1.0
     constant_prior: float = 0.3
-    coupling: float = 0.5
+    coupling: float = 0.3
     assumed_noise: float = 0.05  # per-repetition noise assumed when there are no repetitions
 
 
@@ -127,7 +131,32 @@ def class_evidence(
     sigma2 = sigma2 + s.floor**2
     fits = fit_single_terms(x, y, _ALPHA, _BETA)
     const, const_rss, _ = fit_constant(y)
-    rss = np.column_stack([const_rss, fits.rss])
+    t = power_log_basis(x, _ALPHA, _BETA)  # (H - 1, P)
+    order = np.argsort(x)
+    lo, hi = order[0], order[-1]
+    c0, c1, frss = fits.c0, fits.c1, fits.rss
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        growth = c1 * (t[:, hi] - t[:, lo])[None, :] / y[:, hi : hi + 1]
+    invisible = ~(growth >= s.visible * np.sqrt(sigma2)[:, None]) | ~np.isfinite(frss)
+    # judge such a class by its smallest visible term: c1 fixed, c0 refitted
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        a_min = (
+            s.visible
+            * np.sqrt(sigma2)[:, None]
+            * y[:, hi : hi + 1]
+            / (t[:, hi] - t[:, lo])[None, :]
+        )
+        w = 1.0 / y**2  # (K, P)
+        resid = y[:, None, :] - a_min[:, :, None] * t[None, :, :]
+        c0_min = np.maximum((w[:, None, :] * resid).sum(-1) / w.sum(-1)[:, None], 0.0)
+        pred = c0_min[:, :, None] + a_min[:, :, None] * t[None, :, :]
+        rss_min = (((y[:, None, :] - pred) / y[:, None, :]) ** 2).sum(-1)
+    use = invisible & np.isfinite(rss_min) & (a_min > 0)
+    c0 = np.where(use, c0_min, c0)
+    c1 = np.where(use, a_min, c1)
+    frss = np.where(use, rss_min, frss)
+    invisible = invisible & ~use
+    rss = np.column_stack([const_rss, frss])
     prior = np.exp(-s.simplicity * _COST[1:])
     log_prior = np.log(
         np.concatenate([[s.constant_prior], (1 - s.constant_prior) * prior / prior.sum()])
@@ -136,14 +165,9 @@ def class_evidence(
         ll = -(s.prior_dof + p) / 2 * np.log(s.prior_dof * sigma2[:, None] + rss)
     ll = ll + log_prior[None, :]
     ll[:, 1:] -= 0.5 * np.log(p)
-    t = power_log_basis(x, _ALPHA, _BETA)  # (H - 1, P)
-    order = np.argsort(x)
-    lo, hi = order[0], order[-1]
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        growth = fits.c1 * (t[:, hi] - t[:, lo])[None, :] / y[:, hi : hi + 1]
-        share = np.log(fits.c1 * t[:, lo][None, :] / fits.c0)
-    invisible = ~(growth >= s.visible * np.sqrt(sigma2)[:, None])
-    ll[:, 1:] = np.where(invisible | ~np.isfinite(fits.rss), -np.inf, ll[:, 1:])
+        share = np.log(c1 * t[:, lo][None, :] / c0)
+    ll[:, 1:] = np.where(invisible | ~np.isfinite(frss), -np.inf, ll[:, 1:])
     ll[:, 0] = np.where(np.isfinite(ll[:, 0]), ll[:, 0], -1e300)
     nan = np.full((k, 1), np.nan)
     return ClassEvidence(
@@ -153,8 +177,8 @@ def class_evidence(
         sigma=np.sqrt(sigma2),
         log_weight=ll,
         rss=rss,
-        c0=np.column_stack([const, fits.c0]),
-        c1=np.column_stack([np.zeros(k), fits.c1]),
+        c0=np.column_stack([const, c0]),
+        c1=np.column_stack([np.zeros(k), c1]),
         log_share=np.column_stack(
             [nan, np.clip(np.nan_to_num(share, nan=_SHARE_CLIP), -_SHARE_CLIP, _SHARE_CLIP)]
         ),
