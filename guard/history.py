@@ -1,0 +1,567 @@
+"""The history store: every run's measurements, models and verdicts in one SQLite file.
+
+The embedded default lives at ``.perfguard/history.sqlite``. Schema (version 2):
+
+* ``runs``: one row per recorded run: ``commit_sha``, ``branch``, ``started``, ``dirty``,
+  ``machine`` (JSON), ``parameters`` (JSON list), ``extra`` (JSON: the rest of the
+  measurements@1 ``run`` object: errors, interrupted, round_speed), ``recorded_at``
+  (UTC ISO-8601) and, from version 2, ``report`` (JSON: the check's status, strict,
+  confidence, target and notes; null when the run was recorded without a check).
+* ``measurements``: one row per kernel and metric of a run: ``position`` (order in the
+  file), ``unit`` and ``points`` (the measurements@1 points list as JSON).
+* ``models`` (version 2): the fitted model of a kernel: ``complexity``, ``formula`` and
+  ``model`` (the models@1 entry as JSON).
+* ``verdicts`` (version 2): ``verdict``, ``expectation``, ``violates_expectation``,
+  ``regression``, ``reasons`` (JSON), ``predicted_at_target`` and ``entry`` (the whole
+  verdicts@1 kernel entry as JSON, for fields added later).
+
+The version is ``PRAGMA user_version``; ``MIGRATIONS[k - 1]`` brings version k-1 to k and
+runs in one transaction together with the version bump, so a database is always at some
+whole version. A database from a newer perfguard is refused, never downgraded.
+
+Guarantees: the file is in WAL mode, so readers never block the writer or see its
+uncommitted rows; every write is one ``BEGIN IMMEDIATE`` transaction, so two writers
+queue (for up to ``BUSY_TIMEOUT_S``) instead of failing, and a writer killed mid-run
+leaves no trace of that run. Runs are append-only. Every SQLite failure surfaces as a
+one-line ``HistoryError`` naming the file.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import FormatError, PerfguardError
+from .formats.native import loads_json
+from .measurements import SCHEMA, MeasurementSet
+
+if TYPE_CHECKING:  # history knows measurements; checks arrive as finished objects
+    from .checking.verdicts import CheckReport, Verdict
+
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "DEFAULT_PATH",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "History",
+    "HistoryError",
+    "RunRow",
+    "TimelineRow",
+]
+
+DEFAULT_PATH = Path(".perfguard/history.sqlite")
+BUSY_TIMEOUT_S = 30.0
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: runs and their measurements
+    """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        commit_sha TEXT,
+        branch TEXT,
+        started TEXT,
+        dirty INTEGER,
+        machine TEXT NOT NULL,
+        parameters TEXT NOT NULL,
+        extra TEXT NOT NULL,
+        recorded_at TEXT NOT NULL
+    );
+    CREATE INDEX runs_by_commit ON runs (commit_sha);
+    CREATE INDEX runs_by_branch ON runs (branch, id);
+    CREATE TABLE measurements (
+        run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        kernel TEXT NOT NULL,
+        metric TEXT NOT NULL,
+        unit TEXT,
+        points TEXT NOT NULL,
+        PRIMARY KEY (run_id, kernel, metric)
+    );
+    CREATE INDEX measurements_by_kernel ON measurements (kernel, metric, run_id);
+    """,
+    # 2: models and verdicts of a check, the check's settings on the run
+    """
+    ALTER TABLE runs ADD COLUMN report TEXT;
+    CREATE TABLE models (
+        run_id INTEGER NOT NULL,
+        kernel TEXT NOT NULL,
+        metric TEXT NOT NULL,
+        complexity TEXT NOT NULL,
+        formula TEXT NOT NULL,
+        model TEXT NOT NULL,
+        PRIMARY KEY (run_id, kernel, metric),
+        FOREIGN KEY (run_id, kernel, metric)
+            REFERENCES measurements (run_id, kernel, metric) ON DELETE CASCADE
+    );
+    CREATE TABLE verdicts (
+        run_id INTEGER NOT NULL,
+        kernel TEXT NOT NULL,
+        metric TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        expectation TEXT,
+        violates_expectation INTEGER NOT NULL,
+        regression INTEGER NOT NULL,
+        reasons TEXT NOT NULL,
+        predicted_at_target REAL,
+        entry TEXT NOT NULL,
+        PRIMARY KEY (run_id, kernel, metric),
+        FOREIGN KEY (run_id, kernel, metric)
+            REFERENCES measurements (run_id, kernel, metric) ON DELETE CASCADE
+    );
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_RUN_COLUMNS = "id, commit_sha, branch, started, recorded_at, dirty"
+
+
+class HistoryError(PerfguardError):
+    """The history database cannot be opened, read or written; names the file."""
+
+    def __init__(self, message: str, path: str | Path):
+        self.path = str(path)
+        super().__init__(f"{path}: {message}")
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One recorded run, without its measurements."""
+
+    id: int
+    commit: str | None
+    branch: str | None
+    started: str | None
+    recorded_at: str
+    dirty: bool | None
+
+    @property
+    def short(self) -> str:
+        """The commit as a short sha (``-`` when unknown)."""
+        return self.commit[:7] if self.commit else "-"
+
+    @property
+    def date(self) -> str:
+        """The day the run was measured (or recorded), ``YYYY-MM-DD``."""
+        return (self.started or self.recorded_at)[:10]
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    """One kernel and metric at one run: its class and predicted value, if it was checked."""
+
+    run_id: int
+    commit: str | None
+    branch: str | None
+    recorded_at: str
+    kernel: str
+    metric: str
+    unit: str | None
+    verdict: str | None
+    complexity: str | None
+    predicted_at_target: float | None
+
+
+class History:
+    """An open history database; use ``History.open(path)`` as a context manager."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path):
+        self._db = connection
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str | Path = DEFAULT_PATH, create: bool = True) -> History:
+        """Open and migrate a history database, creating it and its folders if ``create``."""
+        target = Path(path)
+        if not create and not target.is_file():
+            raise HistoryError("no history database here; record a run first", target)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise HistoryError(f"cannot create its folder ({e.strerror})", target) from None
+        with _errors(target):
+            db = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        history = cls(db, target)
+        try:
+            with _errors(target):
+                _configure(db)
+                _migrate(db, target)
+        except BaseException:
+            db.close()
+            raise
+        return history
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        self._db.close()
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writing
+
+    def record(self, mset: MeasurementSet, report: CheckReport | None = None) -> int:
+        """Store a run (and the check of it, if given) in one transaction; return its id."""
+        doc = mset.to_json()
+        with _errors(self.path), _transaction(self._db):
+            run_id = self._insert_run(doc, report)
+            for position, kernel in enumerate(doc["kernels"]):
+                self._db.execute(
+                    "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?)",
+                    _kernel_row(run_id, position, kernel),
+                )
+            for verdict in report.verdicts if report is not None else ():
+                self._insert_verdict(run_id, verdict)
+        return run_id
+
+    def _insert_run(self, doc: dict[str, Any], report: CheckReport | None) -> int:
+        run = dict(doc["run"])
+        columns = [run.pop(key, None) for key in ("commit", "branch", "started", "dirty")]
+        machine = run.pop("machine", {})
+        cursor = self._db.execute(
+            "INSERT INTO runs (commit_sha, branch, started, dirty, machine, parameters, extra,"
+            " recorded_at, report) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                *columns,
+                _dumps(machine),
+                _dumps(doc["parameters"]),
+                _dumps(run),
+                _now(),
+                None if report is None else _dumps(_report_settings(report)),
+            ),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def _insert_verdict(self, run_id: int, v: Verdict) -> None:
+        key = (run_id, v.kernel, v.metric)
+        entry = v.to_json()
+        if v.model is not None:
+            self._db.execute(
+                "INSERT INTO models VALUES (?, ?, ?, ?, ?, ?)",
+                (*key, v.model.complexity(), v.model.formula(), _dumps(entry["model"])),
+            )
+        self._db.execute(
+            "INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                *key,
+                v.verdict,
+                v.expectation,
+                v.violates_expectation,
+                v.regression,
+                _dumps(entry["reasons"]),
+                v.predicted,
+                _dumps(entry),
+            ),
+        )
+
+    # ------------------------------------------------------------------ reading
+
+    def load_run(self, run_id: int) -> MeasurementSet:
+        """The measurements of a recorded run, equal to what was recorded."""
+        with _errors(self.path):
+            run = self._db.execute(
+                "SELECT commit_sha, branch, started, dirty, machine, parameters, extra"
+                " FROM runs WHERE id = ?",
+                (run_id,),
+            ).fetchone()
+            if run is None:
+                raise HistoryError(f"no run with id {run_id}", self.path)
+            kernels = self._db.execute(
+                "SELECT kernel, metric, unit, points FROM measurements"
+                " WHERE run_id = ? ORDER BY position",
+                (run_id,),
+            ).fetchall()
+        try:
+            return loads_json(_measurements_doc(run, kernels), f"{self.path}#run{run_id}")
+        except (FormatError, ValueError) as e:
+            raise HistoryError(f"run {run_id} is damaged: {e}", self.path) from None
+
+    def runs(self, branch: str | None = None, limit: int | None = None) -> list[RunRow]:
+        """Recorded runs, newest first; only those on ``branch`` if given."""
+        where, args = ("WHERE branch = ?", [branch]) if branch is not None else ("", [])
+        return self._run_rows(
+            f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY id DESC LIMIT ?",
+            (*args, -1 if limit is None else limit),
+        )
+
+    def find_commit(self, commit_prefix: str) -> RunRow | None:
+        """The newest run of the commit this (short) sha names; None if there is none."""
+        prefix = commit_prefix.strip().lower()
+        if not prefix:
+            raise HistoryError("an empty commit prefix names no commit", self.path)
+        rows = self._run_rows(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE substr(lower(commit_sha), 1, ?) = ?"
+            " ORDER BY dirty IS 1, id DESC",
+            (len(prefix), prefix),
+        )
+        commits = sorted({r.commit for r in rows if r.commit})
+        if len(commits) > 1:
+            shown = ", ".join(c[:12] for c in commits[:5])
+            raise HistoryError(
+                f"commit {commit_prefix!r} is ambiguous ({shown}); give more digits", self.path
+            )
+        return rows[0] if rows else None
+
+    def baseline_for(self, ref: str, repo: str | Path, head: str = "HEAD") -> tuple[RunRow, str]:
+        """The baseline run for ``head``: its merge base with ``ref``, else ``ref``'s newest run."""
+        base, failure = _merge_base(Path(repo), head, ref)
+        if base is not None:
+            run = self._exact_commit(base)
+            if run is not None:
+                return run, f"baseline: merge base {base[:7]} of {ref}"
+            why = f"no run of the merge base {base[:7]}"
+        else:
+            why = f"no merge base of {head} and {ref} ({failure})"
+        newest = self._newest_on(ref)
+        if newest is None:
+            raise HistoryError(
+                f"{why} and no run on branch {_branch_names(ref)[-1]}; record a run on that "
+                "branch first (or compare against a measurement file with --baseline FILE)",
+                self.path,
+            )
+        note = f"{why}; using the newest run on {newest.branch}, {newest.short} ({newest.date})"
+        return newest, note
+
+    def timeline(
+        self, kernel: str | None = None, metric: str | None = None, limit: int = 20
+    ) -> list[TimelineRow]:
+        """Each kernel's last ``limit`` runs, oldest to newest: class, verdict, predicted value."""
+        names = self._kernel_names(kernel)
+        if not names:
+            return []
+        marks = ", ".join("?" * len(names))
+        metric_filter = "AND m.metric = ?" if metric is not None else ""
+        query = f"""
+            SELECT * FROM (
+                SELECT r.id, r.commit_sha, r.branch, r.recorded_at, m.kernel, m.metric, m.unit,
+                       v.verdict, mo.complexity, v.predicted_at_target,
+                       row_number() OVER (PARTITION BY m.kernel, m.metric ORDER BY r.id DESC) AS k
+                FROM measurements m
+                JOIN runs r ON r.id = m.run_id
+                LEFT JOIN verdicts v USING (run_id, kernel, metric)
+                LEFT JOIN models mo USING (run_id, kernel, metric)
+                WHERE m.kernel IN ({marks}) {metric_filter}
+            ) WHERE k <= ? ORDER BY kernel, metric, id"""
+        args = (*names, *([metric] if metric is not None else []), limit)
+        with _errors(self.path):
+            rows = self._db.execute(query, args).fetchall()
+        return [TimelineRow(*row[:10]) for row in rows]
+
+    def _kernel_names(self, pattern: str | None) -> list[str]:
+        """Kernel names equal to ``pattern``; failing that, matching it as a glob."""
+        with _errors(self.path):
+            names = [r[0] for r in self._db.execute("SELECT DISTINCT kernel FROM measurements")]
+        if pattern is None or pattern in names:
+            return names if pattern is None else [pattern]
+        return [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+
+    def _exact_commit(self, commit: str) -> RunRow | None:
+        rows = self._run_rows(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE lower(commit_sha) = ?"
+            " ORDER BY dirty IS 1, id DESC LIMIT 1",
+            (commit.lower(),),
+        )
+        return rows[0] if rows else None
+
+    def _newest_on(self, ref: str) -> RunRow | None:
+        for name in _branch_names(ref):
+            rows = self.runs(branch=name, limit=1)
+            if rows:
+                return rows[0]
+        return None
+
+    def _run_rows(self, query: str, args: Sequence[Any]) -> list[RunRow]:
+        with _errors(self.path):
+            rows = self._db.execute(query, tuple(args)).fetchall()
+        return [RunRow(i, c, b, s, r, None if d is None else bool(d)) for i, c, b, s, r, d in rows]
+
+
+# ---------------------------------------------------------------------- connection
+
+
+@contextmanager
+def _errors(path: Path) -> Iterator[None]:
+    """Turn SQLite's exceptions into one-line HistoryErrors naming the file."""
+    try:
+        yield
+    except sqlite3.Error as e:
+        text = str(e)
+        if "not a database" in text or isinstance(e, sqlite3.DatabaseError) and "malformed" in text:
+            text = f"not a perfguard history database, or damaged ({text})"
+        elif "locked" in text or "busy" in text:
+            text = f"{text}: another perfguard held it for over {BUSY_TIMEOUT_S:g} s"
+        raise HistoryError(text, path) from None
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """A write transaction, taken at once so concurrent writers queue instead of deadlocking."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _configure(db: sqlite3.Connection) -> None:
+    db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    db.execute("PRAGMA foreign_keys = ON")
+    _enable_wal(db)
+
+
+def _enable_wal(db: sqlite3.Connection) -> None:
+    """Switch to WAL, retrying: SQLite skips the busy handler when two switch at once."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL").fetchone()
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+def _user_version(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Apply the missing migrations, each with its version bump in one transaction."""
+    if _check_version(db, path) == SCHEMA_VERSION:
+        return
+    while True:
+        with _transaction(db):
+            version = _check_version(db, path)
+            if version == SCHEMA_VERSION:
+                return
+            if version == 0:
+                _refuse_foreign(db, path)
+            for statement in _statements(MIGRATIONS[version]):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {version + 1}")
+
+
+def _check_version(db: sqlite3.Connection, path: Path) -> int:
+    version = _user_version(db)
+    if version > SCHEMA_VERSION:
+        raise HistoryError(
+            f"written by a newer perfguard (schema {version}, this one knows {SCHEMA_VERSION});"
+            " upgrade perfguard",
+            path,
+        )
+    return version
+
+
+def _refuse_foreign(db: sqlite3.Connection, path: Path) -> None:
+    """A version-0 database with tables belongs to something else: leave it alone."""
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    if tables:
+        raise HistoryError(
+            f"not a perfguard history database (it has tables {', '.join(sorted(tables)[:5])})",
+            path,
+        )
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a migration into statements (``executescript`` would commit mid-migration)."""
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n\t;"):
+                yield pending.strip()
+            pending = ""
+
+
+# ---------------------------------------------------------------------- rows and JSON
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _kernel_row(run_id: int, position: int, kernel: dict[str, Any]) -> tuple[Any, ...]:
+    """A measurements@1 kernel entry as a ``measurements`` row."""
+    return (
+        run_id,
+        position,
+        kernel["name"],
+        kernel["metric"],
+        kernel.get("unit"),
+        _dumps(kernel["points"]),
+    )
+
+
+def _report_settings(report: CheckReport) -> dict[str, Any]:
+    doc = report.to_json()
+    return {key: doc[key] for key in ("status", "strict", "confidence", "target", "notes")}
+
+
+def _measurements_doc(run: Sequence[Any], kernels: Sequence[Sequence[Any]]) -> dict[str, Any]:
+    """Rebuild the measurements@1 document of a stored run."""
+    commit, branch, started, dirty, machine, parameters, extra = run
+    info = {"commit": commit, "branch": branch, "started": started}
+    info = {k: v for k, v in info.items() if v is not None}
+    if dirty is not None:
+        info["dirty"] = bool(dirty)
+    info.update(machine=json.loads(machine), **json.loads(extra))
+    entries = []
+    for name, metric, unit, points in kernels:
+        entry = {"name": name, "metric": metric, "points": json.loads(points)}
+        entries.append(entry if unit is None else {**entry, "unit": unit})
+    return {
+        "schema": SCHEMA,
+        "parameters": json.loads(parameters),
+        "run": info,
+        "kernels": entries,
+    }
+
+
+# ---------------------------------------------------------------------- git
+
+
+def _merge_base(repo: Path, head: str, ref: str) -> tuple[str | None, str]:
+    """``git merge-base head ref`` in ``repo``: (sha, "") or (None, why not)."""
+    try:
+        done = subprocess.run(
+            ["git", "merge-base", head, ref],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, f"cannot run git: {e}"
+    if done.returncode != 0:
+        return None, (done.stderr.strip() or "git found no common ancestor").splitlines()[0]
+    return done.stdout.strip(), ""
+
+
+def _branch_names(ref: str) -> list[str]:
+    """Branch names a ref may have been recorded under: ``origin/main`` -> also ``main``."""
+    names = [ref]
+    for prefix in ("refs/heads/", "refs/remotes/origin/", "origin/"):
+        if ref.startswith(prefix):
+            names.append(ref[len(prefix) :])
+    return names
