@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import statistics
 import sys
@@ -22,6 +23,9 @@ from . import formats as formats_mod
 from .checking.check import CheckOptions, ExpectationRule, parse_rules
 from .checking.check import check as run_check
 from .checking.verdicts import CheckReport
+from .ci import CiOptions, run_ci
+from .ci import exit_code as ci_exit_code
+from .ci import publish as publish_report
 from .collection.collect import collect, plan_benchmarks, run_options
 from .collection.merge import merge_sets
 from .collection.spec import format_at, parse_shard
@@ -29,13 +33,17 @@ from .collection.timing import relative_uncertainty
 from .config import Config, expectation_rules, load_config
 from .errors import ModelingError, PerfguardError, UsageError
 from .formats.native import save as save_measurements
+from .github import actions_context
+from .history import DEFAULT_PATH as DEFAULT_HISTORY
+from .history import History
 from .measurements import MeasurementSet
 from .modeling import MODELERS, ModelingResult, get_modeler, model_measurements
 from .modeling.pmnf import MODELS_SCHEMA
-from .reporting.markdown import render_markdown
+from .reporting.markdown import render_report
 from .reporting.progress import RunProgress
 from .reporting.summary import counts_sentence, shown_reasons
 from .reporting.terminal import STYLES, verdict_table
+from .reporting.timeline import timeline_table
 from .scaffold import detect_project, render_project, write_init
 
 __all__ = ["app", "main"]
@@ -347,7 +355,7 @@ def check_cmd(
         current_set = formats_mod.load(current, format)
     report = run_check(current_set, base_set, options)
     if markdown is not None:
-        markdown.write_text(render_markdown(report), encoding="utf-8")
+        markdown.write_text(render_report(report, current_set, base_set), encoding="utf-8")
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n")
     else:
@@ -573,6 +581,112 @@ def merge_cmd(
     Console(stderr=True, highlight=False).print(
         f"merged {len(inputs)} files: {len(merged.kernels)} kernels, {points} points -> {output}"
     )
+
+
+@app.command("history")
+def history_cmd(
+    kernel: str | None = typer.Argument(
+        None, help="A kernel name or glob (default: every kernel).", show_default=False
+    ),
+    db: Path = typer.Option(DEFAULT_HISTORY, "--db", help="The history database."),
+    metric: str | None = typer.Option(
+        None, "--metric", help="Only this metric, e.g. time.", show_default=False
+    ),
+    limit: int = typer.Option(20, "--limit", "-n", help="Show each kernel's last N runs."),
+) -> None:
+    """Each kernel's class, verdict and predicted value over the recorded commits."""
+    if limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {limit}")
+    with History.open(db, create=False) as history:
+        rows = history.timeline(kernel, metric, limit)
+        empty = not rows and not history.runs(limit=1)
+    if empty:
+        typer.echo(f"{db}: no runs recorded yet")
+        return
+    if not rows:
+        which = f"kernel {kernel!r}" if kernel is not None else "kernel"
+        raise UsageError(
+            f"{db}: no recorded {which}" + (f" with metric {metric!r}" if metric else "")
+        )
+    Console(highlight=False).print(timeline_table(rows))
+
+
+@app.command("ci")
+def ci_cmd(
+    config: Path = typer.Option(
+        Path("perfguard.yml"), "--config", "-c", help="The perfguard.yml to run and check."
+    ),
+    baseline: Path | None = typer.Option(
+        None, "--baseline", "-b", help="Compare with this measurement file.", show_default=False
+    ),
+    baseline_ref: str | None = typer.Option(
+        None,
+        "--baseline-ref",
+        help="Compare with the history's run of the merge base with this branch "
+        "(default in a pull request: its target branch).",
+        show_default=False,
+    ),
+    comment: str = typer.Option(
+        "always", "--comment", help="Pull-request comment: always, on-failure or never."
+    ),
+    fail_on: str = typer.Option(
+        "any", "--fail-on", help="What fails the step: expectation, regression, any or never."
+    ),
+    db: Path = typer.Option(
+        Path(".perfguard/history.sqlite"), "--db", help="The SQLite history to read and extend."
+    ),
+    store: bool = typer.Option(True, "--store/--no-store", help="Record the run in the history."),
+    measurements: Path | None = typer.Option(
+        None,
+        "--measurements",
+        help="Check this measurement file instead of running the benchmarks.",
+        show_default=False,
+    ),
+    strict: bool = typer.Option(False, "--strict", help="Inconclusive verdicts fail the step."),
+    publish: Path | None = typer.Option(
+        None,
+        "--publish",
+        help="Only comment the report folder another workflow uploaded (fork-safe pattern).",
+        show_default=False,
+    ),
+) -> None:
+    """Run, check, report, comment and store: perfguard's whole job in a CI step.
+
+    In GitHub Actions it writes the job summary, step outputs and ::error annotations
+    and upserts one pull-request comment. Exit codes: 0 pass, 1 a scalability bug of
+    the kind --fail-on names, 2 usage/config/input error, 3 a benchmark failed to run.
+    """
+    context = actions_context(os.environ)
+    console = Console(highlight=False)
+    if publish is not None:
+        console.print(escape(publish_report(publish, context, os.environ)))
+        return
+    cfg = load_config(config)
+    options = CiOptions(
+        comment=comment,
+        fail_on=fail_on,
+        baseline=baseline,
+        baseline_ref=baseline_ref,
+        db=db,
+        store=store,
+    )
+    check_options = _check_options(cfg, [], "default", [], None, None, None, strict)
+    parse_rules(check_options)
+
+    def current() -> MeasurementSet:
+        if measurements is not None:
+            return formats_mod.load(measurements)
+        return _collect_for_check(cfg)
+
+    result = run_ci(
+        cfg, options, check_options, current, context, os.environ, lambda line: print(line)
+    )
+    _print_check(result.report)
+    console.print(escape(f"perfguard ci: report in {result.markdown}"))
+    code = ci_exit_code(result.report, fail_on, strict)
+    if code == 0 and result.current.run.errors:
+        code = 3
+    raise typer.Exit(code)
 
 
 def _check_writable(path: Path) -> None:

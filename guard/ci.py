@@ -1,0 +1,240 @@
+"""``perfguard ci``: run -> model -> check -> report -> comment -> store, for GitHub Actions.
+
+Every step is an ordinary perfguard piece; this module only wires them and decides
+what a CI step should do with the result. Side effects are in the order that loses
+least when something breaks: the measurements and the report are written first, the
+history last; a failing comment is a notice, never a lost report. Outside GitHub
+Actions it does the same minus the GitHub calls, so it can be tried locally.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import requests
+
+from .checking.check import CheckOptions
+from .checking.check import check as run_check
+from .checking.verdicts import CheckReport
+from .config import Config
+from .errors import PerfguardError, UsageError
+from .formats import load as load_measurements
+from .formats.native import save as save_measurements
+from .github import (
+    ActionsContext,
+    CommentResult,
+    GitHubClient,
+    GitHubError,
+    annotation,
+    write_outputs,
+    write_step_summary,
+)
+from .history import History
+from .measurements import MeasurementSet
+from .reporting.markdown import render_report
+from .reporting.summary import shown_reasons
+
+__all__ = ["COMMENT_POLICIES", "FAIL_ON", "CiOptions", "CiResult", "run_ci", "publish", "exit_code"]
+
+COMMENT_POLICIES = ("always", "on-failure", "never")
+FAIL_ON = ("expectation", "regression", "any", "never")
+REPORT_DIR = Path(".perfguard/report")
+
+
+@dataclass(frozen=True)
+class CiOptions:
+    """What ``perfguard ci`` was asked to do."""
+
+    comment: str = "always"
+    fail_on: str = "any"
+    baseline: Path | None = None
+    baseline_ref: str | None = None
+    db: Path = Path(".perfguard/history.sqlite")
+    output: Path = REPORT_DIR / "measurements.json"
+    store: bool = True
+
+    def __post_init__(self) -> None:
+        if self.comment not in COMMENT_POLICIES:
+            raise UsageError(f"--comment must be one of {', '.join(COMMENT_POLICIES)}")
+        if self.fail_on not in FAIL_ON:
+            raise UsageError(f"--fail-on must be one of {', '.join(FAIL_ON)}")
+
+
+@dataclass(frozen=True)
+class CiResult:
+    """The outcome and what was written, for the exit code and the log."""
+
+    report: CheckReport
+    current: MeasurementSet
+    markdown: Path
+    baseline_note: str | None
+    comment: CommentResult | None
+    run_id: int | None
+
+
+def run_ci(
+    config: Config,
+    options: CiOptions,
+    check_options: CheckOptions,
+    collect_current: Callable[[], MeasurementSet],
+    context: ActionsContext | None,
+    environ: Mapping[str, str],
+    say: Callable[[str], None],
+) -> CiResult:
+    """Measure, check, report, comment and store; returns what happened."""
+    REPORT_DIR.mkdir(parents=True, exist_ok=True)
+    current = collect_current()
+    if context is not None and current.run.commit != context.head_sha:
+        # In a pull request GITHUB_SHA is a merge commit nobody can find again later;
+        # the history keys runs by the head commit the developer pushed.
+        current = replace(current, run=replace(current.run, commit=context.head_sha))
+    save_measurements(current, options.output)
+    baseline, note = _baseline(options, context, config)
+    if note:
+        say(note)
+    report = run_check(current, baseline, check_options)
+    markdown = render_report(
+        report, current, baseline, reproduce=_reproduce(config, options.output)
+    )
+    report_path = REPORT_DIR / "report.md"
+    report_path.write_text(markdown, encoding="utf-8")
+    (REPORT_DIR / "verdicts.json").write_text(
+        json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    _write_pr(context, report)
+    comment = None
+    if context is not None:
+        if context.step_summary is not None:
+            write_step_summary(context.step_summary, markdown)
+        for v in report.verdicts:
+            if v.verdict == "fail":
+                reasons = "; ".join(shown_reasons(v)) or "failed"
+                say(annotation("error", reasons, title=f"perfguard: {v.kernel} ({v.metric})"))
+        comment = _comment(options, context, report, markdown, environ, say)
+        if context.output is not None:
+            write_outputs(
+                context.output,
+                {
+                    "status": report.status,
+                    "report": str(report_path),
+                    "measurements": str(options.output),
+                },
+            )
+    run_id = _store(options, current, report, say)
+    return CiResult(report, current, report_path, note, comment, run_id)
+
+
+def publish(folder: Path, context: ActionsContext | None, environ: Mapping[str, str]) -> str:
+    """``perfguard ci --publish DIR``: comment a report measured by another workflow."""
+    if context is None:
+        raise UsageError("--publish posts to a pull request: run it inside GitHub Actions")
+    try:
+        body = (folder / "report.md").read_text(encoding="utf-8")
+        pr = json.loads((folder / "pr.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{folder}: not a perfguard report folder ({exc})") from None
+    number = context.pr_number or pr.get("number")
+    if not isinstance(number, int):
+        raise UsageError(f"{folder}/pr.json names no pull request; nothing to comment on")
+    result = _upsert(context, environ, number, body)
+    return f"perfguard: comment {result.action}" + (f": {result.message}" if result.message else "")
+
+
+def exit_code(report: CheckReport, fail_on: str, strict: bool) -> int:
+    """1 when a failure of the kind ``fail_on`` names occurred, else 0 (3 for lost runs)."""
+    failed = [v for v in report.verdicts if v.verdict == "fail"]
+    wanted = {
+        "any": failed,
+        "expectation": [v for v in failed if v.violates_expectation],
+        "regression": [v for v in failed if v.regression],
+        "never": [],
+    }[fail_on]
+    if wanted or (strict and fail_on != "never" and report.status == "inconclusive"):
+        return 1
+    return 0
+
+
+def _baseline(
+    options: CiOptions, context: ActionsContext | None, config: Config
+) -> tuple[MeasurementSet | None, str | None]:
+    path = options.baseline or config.check.baseline
+    if path is not None:
+        return load_measurements(path), f"baseline: {path}"
+    ref = options.baseline_ref or (context.base_ref if context is not None else None)
+    if not ref or not options.db.exists():
+        why = "no --baseline or --baseline-ref" if not ref else f"no history at {options.db}"
+        return None, f"no baseline ({why}): checking the expectations only"
+    with History.open(options.db) as history:
+        try:
+            row, note = history.baseline_for(ref, config.path.absolute().parent)
+        except PerfguardError as exc:  # no usable baseline is a note, not a broken build
+            return None, f"no baseline: {exc}; checking the expectations only"
+        return history.load_run(row.id), note
+
+
+def _comment(
+    options: CiOptions,
+    context: ActionsContext,
+    report: CheckReport,
+    markdown: str,
+    environ: Mapping[str, str],
+    say: Callable[[str], None],
+) -> CommentResult | None:
+    wanted = options.comment == "always" or (
+        options.comment == "on-failure" and report.status == "fail"
+    )
+    if not wanted or context.pr_number is None:
+        return None
+    if not (environ.get("GITHUB_TOKEN") or environ.get("PERFGUARD_TOKEN")):
+        say(annotation("notice", "no GITHUB_TOKEN, so no pull-request comment", title="perfguard"))
+        return None
+    try:
+        result = _upsert(context, environ, context.pr_number, markdown)
+    except GitHubError as exc:  # the report is in the job summary: a broken API fails nothing
+        say(annotation("warning", f"no pull-request comment: {exc}", title="perfguard"))
+        return None
+    if result.action == "forbidden":
+        say(annotation("notice", result.message, title="perfguard"))
+    return result
+
+
+def _upsert(
+    context: ActionsContext, environ: Mapping[str, str], number: int, body: str
+) -> CommentResult:
+    token = environ.get("PERFGUARD_TOKEN") or environ.get("GITHUB_TOKEN") or ""
+    if not token:
+        raise UsageError("no token: set GITHUB_TOKEN (or PERFGUARD_TOKEN) for the comment")
+    with requests.Session() as session:
+        client = GitHubClient(session, context.api_url, token)
+        return client.upsert_comment(
+            context.repository, number, body, fork=context.restricted_fork_pr
+        )
+
+
+def _write_pr(context: ActionsContext | None, report: CheckReport) -> None:
+    doc = {"number": None if context is None else context.pr_number, "status": report.status}
+    (REPORT_DIR / "pr.json").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+
+
+def _store(
+    options: CiOptions, current: MeasurementSet, report: CheckReport, say: Callable[[str], None]
+) -> int | None:
+    if not options.store:
+        return None
+    options.db.parent.mkdir(parents=True, exist_ok=True)
+    with History.open(options.db) as history:
+        run_id = history.record(current, report)
+    say(f"perfguard: stored run {run_id} in {options.db}")
+    return run_id
+
+
+def _reproduce(config: Config, output: Path) -> str:
+    cfg = os.path.relpath(config.path)
+    return f"perfguard run -c {shlex.quote(cfg)} -o {shlex.quote(str(output))} && " + (
+        f"perfguard check {shlex.quote(str(output))} -c {shlex.quote(cfg)}"
+    )

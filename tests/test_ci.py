@@ -1,0 +1,154 @@
+"""`perfguard ci` end to end: a real event payload, real benchmarks (subprocesses), a real
+SQLite history and a local HTTP server standing in for the GitHub REST API."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+from guard.history import History
+
+PY = sys.executable
+DATA = Path(__file__).parent / "data" / "github"
+TOKEN = "ghs_secret-token-never-printed-123"
+COMMENTS = "/repos/octo/widget/issues/7/comments"
+
+
+def project(tmp_path: Path, quadratic_power: float) -> Path:
+    (tmp_path / "value.py").write_text(
+        "import sys\nn, p = int(sys.argv[1]), float(sys.argv[2])\nprint(n ** p)\n"
+    )
+    config = tmp_path / "perfguard.yml"
+    config.write_text(
+        "version: 1\n"
+        "parameters:\n  n: [8, 16, 32, 64, 128, 256]\n"
+        "run:\n  repetitions: 2\n  warmup: 0\n"
+        "benchmarks:\n"
+        f'  linear:\n    command: ["{PY}", "value.py", "{{n}}", "1"]\n    metric: custom\n'
+        f'  dedupe:\n    command: ["{PY}", "value.py", "{{n}}", "{quadratic_power}"]\n'
+        "    metric: custom\n"
+        'expect:\n  "*": "<= n"\n'
+    )
+    return config
+
+
+def ci(tmp_path: Path, httpserver: HTTPServer, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "COLUMNS": "200",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(DATA / "pull_request_same_repo.json"),
+        "GITHUB_REPOSITORY": "octo/widget",
+        "GITHUB_SHA": "f" * 40,
+        "GITHUB_API_URL": httpserver.url_for("").rstrip("/"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "GITHUB_OUTPUT": str(tmp_path / "output.txt"),
+        "GITHUB_TOKEN": TOKEN,
+    }
+    return subprocess.run(
+        [PY, "-m", "guard.cli", "ci", "-c", "perfguard.yml", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def comment(id_: int, body: str) -> dict:
+    return {"id": id_, "body": body, "user": {"login": "github-actions[bot]", "type": "Bot"}}
+
+
+def test_first_run_creates_the_comment_and_the_second_updates_it(
+    tmp_path: Path, httpserver: HTTPServer
+) -> None:
+    config = project(tmp_path, 2.0)
+    posted: list[dict] = []
+
+    def create(request: Request) -> Response:
+        assert request.headers["Authorization"] == f"Bearer {TOKEN}"
+        posted.append(request.get_json())
+        return Response(json.dumps(comment(41, posted[-1]["body"])), 201)
+
+    # first run: a 502 on the listing is retried, then no comment exists, so one is created
+    httpserver.expect_ordered_request(COMMENTS, method="GET").respond_with_data("bad", 502)
+    httpserver.expect_ordered_request(COMMENTS, method="GET").respond_with_json([])
+    httpserver.expect_ordered_request(COMMENTS, method="POST").respond_with_handler(create)
+    first = ci(tmp_path, httpserver, "--db", "history.sqlite")
+    assert first.returncode == 1, first.stdout + first.stderr  # dedupe is O(n^2), <= n expected
+    assert len(posted) == 1 and posted[0]["body"].startswith("<!-- perfguard-report -->")
+    assert "dedupe" in posted[0]["body"]
+    httpserver.check_assertions()
+    httpserver.clear()
+
+    # second run: the marked comment is found and updated in place, never a second one
+    patched: list[dict] = []
+
+    def update(request: Request) -> Response:
+        patched.append(request.get_json())
+        return Response(json.dumps(comment(41, patched[-1]["body"])), 200)
+
+    httpserver.expect_ordered_request(COMMENTS, method="GET").respond_with_json(
+        [comment(40, "looks good"), comment(41, posted[0]["body"])]
+    )
+    httpserver.expect_ordered_request(
+        "/repos/octo/widget/issues/comments/41", method="PATCH"
+    ).respond_with_handler(update)
+    second = ci(tmp_path, httpserver, "--db", "history.sqlite")
+    assert second.returncode == 1
+    assert len(patched) == 1 and len(posted) == 1
+    httpserver.check_assertions()
+
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.count("perfguard") >= 2 and "dedupe" in summary  # appended twice
+    outputs = (tmp_path / "output.txt").read_text()
+    assert "status=fail" in outputs and "report=.perfguard/report/report.md" in outputs
+    assert "::error title=perfguard%3A dedupe (custom)::" in first.stdout  # ":" escaped
+    with History.open(tmp_path / "history.sqlite") as history:
+        runs = history.runs()
+    assert len(runs) == 2 and runs[0].commit == "3" * 40  # the PR head, not GITHUB_SHA
+    for done in (first, second):
+        assert TOKEN not in done.stdout + done.stderr
+    assert config.is_file()
+
+
+def test_a_forbidden_comment_is_a_notice_and_the_verdict_decides(
+    tmp_path: Path, httpserver: HTTPServer
+) -> None:
+    project(tmp_path, 1.0)  # every kernel linear: pass
+    httpserver.expect_request(COMMENTS, method="GET").respond_with_json([])
+    httpserver.expect_request(COMMENTS, method="POST").respond_with_json(
+        {"message": "Resource not accessible by integration"}, status=403
+    )
+    done = ci(tmp_path, httpserver, "--no-store")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "::notice" in done.stdout and "fork" in done.stdout.lower()
+    assert (tmp_path / "summary.md").read_text().startswith("<!-- perfguard-report -->") or (
+        "perfguard" in (tmp_path / "summary.md").read_text()
+    )
+    assert TOKEN not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("any", 1), ("regression", 0), ("never", 0)])
+def test_fail_on_picks_what_fails_the_step(
+    tmp_path: Path, httpserver: HTTPServer, fail_on: str, code: int
+) -> None:
+    project(tmp_path, 2.0)
+    done = ci(tmp_path, httpserver, "--comment", "never", "--no-store", "--fail-on", fail_on)
+    assert done.returncode == code, done.stdout + done.stderr
+    assert not httpserver.log  # --comment never: no API call at all
+
+
+def test_config_errors_exit_2_in_ci_too(tmp_path: Path, httpserver: HTTPServer) -> None:
+    (tmp_path / "perfguard.yml").write_text("version: 1\nrun:\n  budgte: 3\n")
+    done = ci(tmp_path, httpserver)
+    assert done.returncode == 2
+    assert "perfguard.yml:3: run.budgte: unknown key" in done.stderr
