@@ -12,6 +12,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
+import subprocess
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,7 +24,7 @@ import requests
 from .checking.check import CheckOptions
 from .checking.check import check as run_check
 from .checking.verdicts import CheckReport
-from .config import Config
+from .config import Config, load_config
 from .errors import PerfguardError, UsageError
 from .formats import load as load_measurements
 from .formats.native import save as save_measurements
@@ -54,6 +57,7 @@ class CiOptions:
     fail_on: str = "any"
     baseline: Path | None = None
     baseline_ref: str | None = None
+    baseline_commit: str | None = None
     db: Path = Path(".perfguard/history.sqlite")
     output: Path = REPORT_DIR / "measurements.json"
     store: bool = True
@@ -81,20 +85,20 @@ def run_ci(
     config: Config,
     options: CiOptions,
     check_options: CheckOptions,
-    collect_current: Callable[[], MeasurementSet],
+    collect_current: Callable[[Config], MeasurementSet],
     context: ActionsContext | None,
     environ: Mapping[str, str],
     say: Callable[[str], None],
 ) -> CiResult:
     """Measure, check, report, comment and store; returns what happened."""
     REPORT_DIR.mkdir(parents=True, exist_ok=True)
-    current = collect_current()
+    current = collect_current(config)
     if context is not None and current.run.commit != context.head_sha:
         # In a pull request GITHUB_SHA is a merge commit nobody can find again later;
         # the history keys runs by the head commit the developer pushed.
         current = replace(current, run=replace(current.run, commit=context.head_sha))
     save_measurements(current, options.output)
-    baseline, note = _baseline(options, context, config)
+    baseline, note = _baseline(options, context, config, collect_current)
     if note:
         say(note)
     report = run_check(current, baseline, check_options)
@@ -160,8 +164,14 @@ def exit_code(report: CheckReport, fail_on: str, strict: bool) -> int:
 
 
 def _baseline(
-    options: CiOptions, context: ActionsContext | None, config: Config
+    options: CiOptions,
+    context: ActionsContext | None,
+    config: Config,
+    collect: Callable[[Config], MeasurementSet],
 ) -> tuple[MeasurementSet | None, str | None]:
+    if options.baseline_commit is not None:
+        mset = measure_commit(options.baseline_commit, config, collect)
+        return mset, f"baseline: {options.baseline_commit} measured in this job (same runner)"
     path = options.baseline or config.check.baseline
     if path is not None:
         return load_measurements(path), f"baseline: {path}"
@@ -175,6 +185,38 @@ def _baseline(
         except PerfguardError as exc:  # no usable baseline is a note, not a broken build
             return None, f"no baseline: {exc}; checking the expectations only"
         return history.load_run(row.id), note
+
+
+def measure_commit(
+    ref: str, config: Config, collect: Callable[[Config], MeasurementSet]
+) -> MeasurementSet:
+    """Same-runner A/B: measure ``ref`` in a temporary git worktree with this config.
+
+    The config is the one under test (copied in when ``ref`` has none at that path), so
+    both sides run the same benchmarks on the same machine in the same job.
+    """
+    folder = config.path.absolute().parent
+    top = Path(_git(folder, "rev-parse", "--show-toplevel"))
+    relative = config.path.absolute().relative_to(top)
+    with tempfile.TemporaryDirectory(prefix="perfguard-base-") as tmp:
+        tree = Path(tmp) / "tree"
+        _git(top, "worktree", "add", "--detach", str(tree), ref)
+        try:
+            base_config = tree / relative
+            if not base_config.exists():
+                base_config.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(config.path, base_config)
+            return collect(load_config(base_config))
+        finally:
+            _git(top, "worktree", "remove", "--force", str(tree))
+
+
+def _git(folder: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        detail = (done.stderr.strip().splitlines() or ["failed"])[-1]
+        raise UsageError(f"git {' '.join(args[:2])}: {detail}")
+    return done.stdout.strip()
 
 
 def _comment(

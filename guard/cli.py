@@ -626,6 +626,13 @@ def ci_cmd(
         "(default in a pull request: its target branch).",
         show_default=False,
     ),
+    baseline_commit: str | None = typer.Option(
+        None,
+        "--baseline-commit",
+        help="Also measure this commit (in a temporary git worktree) in the same job and "
+        "compare with it: same-runner A/B.",
+        show_default=False,
+    ),
     comment: str = typer.Option(
         "always", "--comment", help="Pull-request comment: always, on-failure or never."
     ),
@@ -667,16 +674,17 @@ def ci_cmd(
         fail_on=fail_on,
         baseline=baseline,
         baseline_ref=baseline_ref,
+        baseline_commit=baseline_commit,
         db=db,
         store=store,
     )
     check_options = _check_options(cfg, [], "default", [], None, None, None, strict)
     parse_rules(check_options)
 
-    def current() -> MeasurementSet:
-        if measurements is not None:
+    def current(which: Config) -> MeasurementSet:
+        if measurements is not None and which is cfg:
             return formats_mod.load(measurements)
-        return _collect_for_check(cfg)
+        return _collect_for_check(which)
 
     result = run_ci(
         cfg, options, check_options, current, context, os.environ, lambda line: print(line)

@@ -152,3 +152,51 @@ def test_config_errors_exit_2_in_ci_too(tmp_path: Path, httpserver: HTTPServer) 
     done = ci(tmp_path, httpserver)
     assert done.returncode == 2
     assert "perfguard.yml:3: run.budgte: unknown key" in done.stderr
+
+
+def git(folder: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_same_runner_ab_measures_the_base_commit_in_a_worktree(tmp_path: Path) -> None:
+    # base commit: dedupe linear; head commit: dedupe quadratic -> a class regression
+    project(tmp_path, 1.0)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "base")
+    project(tmp_path, 2.0)
+    git(tmp_path, "commit", "-qam", "head")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    done = subprocess.run(
+        [PY, "-m", "guard.cli", "ci", "-c", "perfguard.yml", "--baseline-commit", "HEAD~1"]
+        + ["--comment", "never", "--no-store", "--fail-on", "regression"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**env, "COLUMNS": "200"},
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "HEAD~1 measured in this job (same runner)" in done.stdout
+    verdicts = json.loads((tmp_path / ".perfguard/report/verdicts.json").read_text())
+    flags = {k["kernel"]: k["regression"] for k in verdicts["kernels"]}
+    assert flags == {"linear": False, "dedupe": True}
+    listed = subprocess.run(["git", "worktree", "list"], cwd=tmp_path, capture_output=True)
+    assert len(listed.stdout.decode().splitlines()) == 1  # the temporary worktree is gone
+
+
+def test_a_benchmark_that_fails_to_run_is_exit_3(tmp_path: Path, httpserver: HTTPServer) -> None:
+    config = project(tmp_path, 1.0)
+    config.write_text(
+        config.read_text().replace(
+            "expect:", f'  broken:\n    command: ["{PY}", "-c", "raise SystemExit(4)"]\nexpect:'
+        )
+    )
+    done = ci(tmp_path, httpserver, "--comment", "never", "--no-store")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "broken at n=8: exit code 4" in done.stderr
