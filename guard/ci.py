@@ -13,7 +13,6 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -28,6 +27,7 @@ from .config import Config, load_config
 from .errors import PerfguardError, UsageError
 from .formats import load as load_measurements
 from .formats.native import save as save_measurements
+from .git import git
 from .github import (
     ActionsContext,
     CommentResult,
@@ -212,11 +212,10 @@ def measure_commit(
 
 
 def _git(folder: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        detail = (done.stderr.strip().splitlines() or ["failed"])[-1]
-        raise UsageError(f"git {' '.join(args[:2])}: {detail}")
-    return done.stdout.strip()
+    out, why = git(folder, *args)
+    if out is None:
+        raise UsageError(f"git {' '.join(args[:2])}: {why}")
+    return out
 
 
 def _comment(

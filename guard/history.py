@@ -31,7 +31,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import sqlite3
-import subprocess
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -42,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import FormatError, PerfguardError
 from .formats.native import loads_json
+from .git import git
 from .measurements import SCHEMA, MeasurementSet
 
 if TYPE_CHECKING:  # history knows measurements; checks arrive as finished objects
@@ -542,20 +542,8 @@ def _measurements_doc(run: Sequence[Any], kernels: Sequence[Sequence[Any]]) -> d
 
 def _merge_base(repo: Path, head: str, ref: str) -> tuple[str | None, str]:
     """``git merge-base head ref`` in ``repo``: (sha, "") or (None, why not)."""
-    try:
-        done = subprocess.run(
-            ["git", "merge-base", head, ref],
-            cwd=repo,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return None, f"cannot run git: {e}"
-    if done.returncode != 0:
-        return None, (done.stderr.strip() or "git found no common ancestor").splitlines()[0]
-    return done.stdout.strip(), ""
+    sha, why = git(repo, "merge-base", head, ref, timeout=60)
+    return sha, (why if sha is None else "")
 
 
 def _branch_names(ref: str) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import platform
-import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..git import git
 
 __all__ = ["GitState", "git_state", "machine_info", "now_iso"]
 
@@ -67,18 +67,7 @@ def git_state(folder: Path, environ: Mapping[str, str] | None = None) -> GitStat
 
 
 def _git(folder: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
+    return git(folder, *args, timeout=10)[0]
 
 
 def _cpu_model() -> str:
