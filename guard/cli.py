@@ -756,6 +756,12 @@ def _at_text(mset: MeasurementSet, at: tuple[float, ...]) -> str:
     return format_at(mset.parameters, at)
 
 
+def _is_click_error(exc: Exception) -> bool:
+    # By class name: typer >= 0.23 raises its vendored copy (typer._click), older ones
+    # click's own, and click itself may not be installed at all.
+    return any(cls.__name__ == "ClickException" for cls in type(exc).__mro__)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning perfguard errors into one line and an exit code."""
     try:
@@ -773,10 +779,8 @@ def main(argv: list[str] | None = None) -> int:
         Console(stderr=True).print("[red]perfguard: aborted[/]")
         return 130
     except Exception as exc:  # click's usage errors
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
+        if _is_click_error(exc):
+            exc.show()  # type: ignore[attr-defined]
             return 2
         raise
     return code if isinstance(code, int) else 0

@@ -275,3 +275,12 @@ def test_kernel_names_with_brackets_are_shown_verbatim() -> None:
     assert done.returncode == 0, done.stderr
     assert "test_sort[kind=list]" in done.stdout
     assert "test_sort[kind=array]" in done.stdout
+
+
+@pytest.mark.parametrize("verb", ["model", "check"])
+def test_an_unknown_option_is_a_usage_error_not_a_crash(verb: str) -> None:
+    # typer >= 0.23 raises its vendored click's exceptions and click may be absent.
+    result = perfguard(verb, "--no-such-option")
+    assert result.returncode == 2
+    assert "No such option: --no-such-option" in result.stderr
+    assert "Traceback" not in result.stderr
