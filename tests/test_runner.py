@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -158,6 +159,28 @@ def test_sizes_stop_growing_before_one_execution_exceeds_the_size_limit() -> Non
     # 2048 (0.42 s) fits; 4096 is predicted at 4x that and never runs.
     assert max(sizes(mset, "q")) == 2048
     assert max(n for _, n, _ in executor.calls) == 2048
+
+
+def test_several_parameters_grow_by_the_last_cost_alone() -> None:
+    # In product order (n, block) a cheap point is followed by a 60x dearer one; that
+    # jump is not a growth rate, so the grid keeps going while one execution fits.
+    clock = FakeClock()
+    grid = tuple(
+        sorted(
+            ((n, b) for n in (16.0, 32.0, 1024.0) for b in (1.0, 2.0)),
+            key=lambda p: (p[0] * p[1], p),
+        )
+    )
+    two = replace(spec("g", points=grid), parameters=("n", "block"))
+    executor = FakeExecutor(clock, {"g": lambda n: 1e-4 * n})  # 0.1 s at n=1024
+    mset = run([two], executor, clock, budget=1000, size_limit=0.5)
+    assert len(mset.kernel("g", "time").points) == len(grid)
+    # One parameter: the jump from 32 to 1024 predicts 16x more for 2048, over the limit.
+    clock = FakeClock()
+    sizes_only = ((16.0,), (32.0,), (1024.0,), (2048.0,))
+    executor = FakeExecutor(clock, {"g": lambda n: 1e-4 * n})
+    single = run([spec("g", points=sizes_only)], executor, clock, budget=1000, size_limit=0.5)
+    assert sizes(single, "g") == [16, 32, 1024]
 
 
 def test_the_budget_bounds_the_run_and_trimming_keeps_five_points() -> None:

@@ -111,10 +111,13 @@ class _Run:
 
     def stop_growing(self, bench: _Bench) -> bool:
         # The next size is predicted from the growth between the last two, so one
-        # execution of a quadratic kernel cannot blow the budget by itself.
+        # execution of a quadratic kernel cannot blow the budget by itself. Over several
+        # parameters (sizes and tuning knobs such as block sizes) neighbours in the
+        # product order say nothing about each other: only the last cost counts.
         last = bench.points[-1]
         growth = 1.0
-        if len(bench.points) > 1 and bench.points[-2].cost > 0:
+        several = len(bench.spec.parameters) > 1
+        if not several and len(bench.points) > 1 and bench.points[-2].cost > 0:
             growth = min(16.0, max(1.0, last.cost / bench.points[-2].cost))
         if last.cost * growth > self.options.size_limit:
             return True
