@@ -25,6 +25,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.reader import ReaderError
 
 from .errors import ConfigError
+from .modeling.analytical import AnalyticalError, AnalyticalModel, parse_analytical
 
 __all__ = [
     "SUPPORTED_VERSIONS",
@@ -39,6 +40,7 @@ __all__ = [
     "load_config",
     "parse_range",
     "expectation_rules",
+    "analytical_models",
 ]
 
 SUPPORTED_VERSIONS = (1,)
@@ -58,6 +60,7 @@ _BENCHMARK_KEYS = (
     "warmup",
     "shell",
     "parameters",
+    "analytical",
 )
 _RUN_KEYS = (
     "budget",
@@ -105,6 +108,7 @@ class BenchmarkConfig:
     expect_line: int | None = None
     parameters: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
     lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+    analytical: str | None = None
 
     def line_of(self, key: str) -> int:
         """The line of this benchmark's ``key`` (the benchmark's own line if absent)."""
@@ -233,6 +237,25 @@ def parse_range(text: str) -> tuple[float, ...]:
     if match[3] == "+":
         return _arithmetic(start, stop, step, text)
     return _geometric(start, stop, step, text)
+
+
+def analytical_models(config: Config, parameters: tuple[str, ...]) -> dict[str, AnalyticalModel]:
+    """Each benchmark's ``analytical:`` model over these (the measurements') parameters.
+
+    Raises :class:`ConfigError` at the model's line when it names a parameter the
+    measurements do not have, or its callable cannot be imported.
+    """
+    out = {}
+    for bench in config.benchmarks:
+        if bench.analytical is None:
+            continue
+        try:
+            out[bench.name] = parse_analytical(bench.analytical, parameters, config.path.parent)
+        except AnalyticalError as exc:
+            line = bench.line_of("analytical")
+            key = f"benchmarks.{bench.name}.analytical"
+            raise ConfigError(f"{key}: {exc}", str(config.path), line) from None
+    return out
 
 
 def expectation_rules(config: Config) -> tuple[ExpectRule, ...]:
@@ -406,7 +429,22 @@ def _benchmark(
         expect_line=_line(fields["expect"][1]) if "expect" in fields else None,
         parameters=_parameters(_get(fields, "parameters"), _join(key, "parameters"), parameters),
         lines={name: _line(value) for name, (_, value) in fields.items()},
+        analytical=_analytical(_get(fields, "analytical"), _join(key, "analytical"), parameters),
     )
+
+
+def _analytical(node: Node | None, key: str, parameters: Mapping[str, Any]) -> str | None:
+    """An expression over the parameters (checked now) or "module:function" (imported later)."""
+    if node is None:
+        return None
+    text = _text(node, key)
+    if _CALLABLE.match(text.strip()):
+        return text.strip()
+    try:
+        parse_analytical(text, tuple(parameters))
+    except AnalyticalError as exc:
+        raise _Invalid(node, key, str(exc)) from None
+    return text
 
 
 def _run_section(node: Node | None) -> RunConfig:

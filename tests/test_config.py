@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 import textwrap
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from guard.config import (
     Config,
     ExpectRule,
     RunConfig,
+    analytical_models,
     expectation_rules,
     load_config,
     parse_range,
@@ -788,3 +790,181 @@ def test_geometric_range_reaches_an_exact_end(start: int, factor: int, steps: in
     stop = start * factor**steps
     expected = tuple(float(start * factor**k) for k in range(steps + 1))
     assert parse_range(f"{start}..{stop} x{factor}") == expected
+
+
+# ---------------------------------------------------------------- analytical models
+
+
+def test_analytical_expression_is_checked_and_stored(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+        version: 1
+        parameters:
+          n: [64, 128]
+          bx: [8, 16]
+        benchmarks:
+          sweep:
+            callable: "kernels:sweep"
+            analytical: "ceil(n/bx) * (bx + 2) * n^2"
+          plain:
+            callable: "kernels:plain"
+        """,
+    )
+    config = load_config(path)
+    sweep, plain = config.benchmarks
+    assert sweep.analytical == "ceil(n/bx) * (bx + 2) * n^2"
+    assert sweep.line_of("analytical") == 8
+    assert plain.analytical is None
+    models = analytical_models(config, ("n", "bx"))
+    assert set(models) == {"sweep"}
+    value = models["sweep"].evaluate({"n": [64.0], "bx": [16.0]})
+    assert value[0] == pytest.approx(4 * 18 * 64**2)
+
+
+def test_analytical_block_scalar_spans_several_lines(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+        version: 1
+        parameters:
+          n: [32, 64]
+          bx: [8, 128]
+        benchmarks:
+          stencil:
+            command: ["true"]
+            analytical: >-
+              8 * ceil(n/bx)
+              * (min(bx, n) + 2)
+                + 2 * n
+        """,
+    )
+    (bench,) = load_config(path).benchmarks
+    assert bench.analytical is not None and "\n" in bench.analytical
+    model = analytical_models(load_config(path), ("n", "bx"))["stencil"]
+    assert model.source == "8 * ceil(n/bx) * (min(bx, n) + 2) + 2 * n"
+    got = model.evaluate({"n": [32.0, 32.0], "bx": [8.0, 128.0]})
+    assert list(got) == [8 * 4 * 10 + 64, 8 * 1 * 34 + 64]
+
+
+def test_analytical_callable_is_resolved_later(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+        version: 1
+        parameters:
+          n: [1, 2]
+        benchmarks:
+          sweep:
+            command: ["true"]
+            analytical: " no_such_module_for_perfguard:traffic "
+        """,
+    )
+    config = load_config(path)  # nothing is imported yet
+    assert config.benchmarks[0].analytical == "no_such_module_for_perfguard:traffic"
+    with pytest.raises(ConfigError) as info:
+        analytical_models(config, ("n",))
+    error = info.value
+    assert (error.path, error.line) == (str(path), 7)
+    assert str(error).startswith(
+        f"{path}:7: benchmarks.sweep.analytical: cannot import no_such_module_for_perfguard:traffic"
+    )
+
+
+def test_analytical_callable_is_imported_from_the_config_folder(tmp_path: Path) -> None:
+    (tmp_path / "perfguard_traffic_model.py").write_text(
+        "def traffic(n, bx):\n    return n * bx + 1\n", encoding="utf-8"
+    )
+    path = write(
+        tmp_path,
+        """
+        version: 1
+        parameters: {n: [1, 2], bx: [1, 2]}
+        benchmarks:
+          sweep:
+            command: ["true"]
+            analytical: "perfguard_traffic_model:traffic"
+        """,
+    )
+    try:
+        model = analytical_models(load_config(path), ("n", "bx"))["sweep"]
+        assert model.is_callable
+        assert list(model.evaluate({"n": [2.0, 3.0], "bx": [4.0, 5.0]})) == [9.0, 16.0]
+    finally:
+        sys.modules.pop("perfguard_traffic_model", None)
+
+
+def test_analytical_models_name_the_line_when_the_measurements_lack_a_parameter(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path,
+        """
+        version: 1
+        parameters: {n: [1, 2], bx: [1, 2]}
+        benchmarks:
+          sweep:
+            command: ["true"]
+            analytical: "n * bx"
+        """,
+    )
+    with pytest.raises(ConfigError) as info:
+        analytical_models(load_config(path), ("n",))
+    assert str(info.value).startswith(
+        f"{path}:6: benchmarks.sweep.analytical: column 5: unknown name 'bx'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("analytical", "message"),
+    [
+        pytest.param('"n * m"', "column 5: unknown name 'm'; allowed: numbers", id="unknown-name"),
+        pytest.param('"n * (bx"', "column 5: not an expression", id="syntax"),
+        pytest.param('"cbrt(n)"', "column 1: unknown function 'cbrt'", id="unknown-function"),
+        pytest.param(
+            "\"__import__('os').system('true')\"",
+            "column 1: unknown function",
+            id="no-code-execution",
+        ),
+        pytest.param('"n.real"', "column 1: Attribute is not allowed", id="attribute"),
+        pytest.param("42", "expected a non-empty string, got 42", id="not-a-string"),
+        pytest.param('""', "expected a non-empty string", id="empty"),
+    ],
+)
+def test_bad_analytical_is_a_config_error_at_its_line(
+    tmp_path: Path, analytical: str, message: str
+) -> None:
+    path = write(
+        tmp_path,
+        f"""
+        version: 1
+        parameters:
+          n: [1, 2]
+          bx: [1, 2]
+        benchmarks:
+          sweep:
+            command: ["true"]
+            analytical: {analytical}
+        """,
+    )
+    error = load_error(path)
+    assert (error.path, error.line) == (str(path), 8)
+    assert str(error).startswith(f"{path}:8: benchmarks.sweep.analytical: {message}")
+    assert error.exit_code == 2
+
+
+def test_analytical_without_parameters_knows_no_names(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+        version: 1
+        benchmarks:
+          sweep:
+            command: ["true"]
+            analytical: "2 * n"
+        """,
+    )
+    error = load_error(path)
+    assert error.line == 5
+    assert "benchmarks.sweep.analytical: column 5: unknown name 'n'" in str(error)
+    assert "the parameters (none)" in str(error)
