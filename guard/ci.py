@@ -23,7 +23,7 @@ import requests
 from .checking.check import CheckOptions
 from .checking.check import check as run_check
 from .checking.verdicts import CheckReport
-from .config import Config, load_config
+from .config import Config, analytical_models, load_config
 from .errors import PerfguardError, UsageError
 from .formats import load as load_measurements
 from .formats.native import save as save_measurements
@@ -103,7 +103,11 @@ def run_ci(
         say(note)
     report = run_check(current, baseline, check_options)
     markdown = render_report(
-        report, current, baseline, reproduce=_reproduce(config, options.output)
+        report,
+        current,
+        baseline,
+        reproduce=_reproduce(config, options.output),
+        analytical=analytical_models(config, current.parameters),
     )
     report_path = REPORT_DIR / "report.md"
     report_path.write_text(markdown, encoding="utf-8")

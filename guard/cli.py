@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import signal
 import statistics
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -30,7 +31,7 @@ from .collection.collect import collect, plan_benchmarks, run_options
 from .collection.merge import merge_sets
 from .collection.spec import format_at, parse_shard
 from .collection.timing import relative_uncertainty
-from .config import Config, expectation_rules, load_config
+from .config import Config, analytical_models, expectation_rules, load_config, parse_range
 from .errors import ModelingError, PerfguardError, UsageError
 from .formats.native import save as save_measurements
 from .github import actions_context
@@ -38,8 +39,18 @@ from .history import DEFAULT_PATH as DEFAULT_HISTORY
 from .history import History
 from .measurements import MeasurementSet
 from .modeling import MODELERS, ModelingResult, get_modeler, model_measurements
+from .modeling.analytical import AnalyticalError, AnalyticalModel, parse_analytical
+from .modeling.hybrid import require_sklearn
 from .modeling.pmnf import MODELS_SCHEMA
+from .modeling.predict import (
+    parse_grid,
+    parse_point,
+    predict_rows,
+    predictions_json,
+    train_predictors,
+)
 from .reporting.markdown import render_report
+from .reporting.predictions import model_summary, predictions_table
 from .reporting.progress import RunProgress
 from .reporting.summary import counts_sentence, shown_reasons
 from .reporting.terminal import STYLES, verdict_table
@@ -355,7 +366,9 @@ def check_cmd(
         current_set = formats_mod.load(current, format)
     report = run_check(current_set, base_set, options)
     if markdown is not None:
-        markdown.write_text(render_report(report, current_set, base_set), encoding="utf-8")
+        models = analytical_models(cfg, current_set.parameters) if cfg is not None else {}
+        text = render_report(report, current_set, base_set, analytical=models)
+        markdown.write_text(text, encoding="utf-8")
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n")
     else:
@@ -470,6 +483,130 @@ def _print_check(report: CheckReport) -> None:
         console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True)
     style = STYLES[report.status]
     console.print(f"[{style}]perfguard check: {report.status}[/] ({counts_sentence(report)})")
+
+
+@app.command("predict")
+def predict_cmd(
+    inputs: list[Path] = typer.Argument(
+        None,
+        help="Measurement files (any supported format); without them the benchmarks of "
+        "perfguard.yml are measured first.",
+        show_default=False,
+    ),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        "-c",
+        help="perfguard.yml with the analytical: models (default: ./perfguard.yml when present).",
+        show_default=False,
+    ),
+    at: list[str] = typer.Option(
+        [], "--at", help="Predict here, e.g. n=4096,block=32 (repeatable).", show_default=False
+    ),
+    grid: list[str] = typer.Option(
+        [],
+        "--grid",
+        help="Predict over the product of PARAM=VALUES, e.g. n=64..256+64 or bx=8,16 "
+        "(one per parameter).",
+        show_default=False,
+    ),
+    kernel: list[str] = typer.Option(
+        [], "--kernel", "-k", help="Only kernels matching this glob (repeatable)."
+    ),
+    analytical: list[str] = typer.Option(
+        [],
+        "--analytical",
+        "-a",
+        help="GLOB=EXPR: an analytical model for matching kernels, e.g. 'sweep=n^3*(1+2/bx)' "
+        "(repeatable; overrides perfguard.yml).",
+        show_default=False,
+    ),
+    format: str | None = typer.Option(
+        None, "--format", "-f", help=f"Force the input format: {', '.join(formats_mod.names())}."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the trees and the folds."),
+    as_json: bool = typer.Option(False, "--json", help="Print perfguard/predictions@1 JSON."),
+) -> None:
+    """Predict across the configuration space with a hybrid analytical + ML model.
+
+    Extremely randomized trees (scikit-learn, pip install 'perfguard[ml]') learn from the
+    measured configurations, stacked on the benchmark's analytical: model and bagged with
+    it where it is representative. Prints each prediction with its spread, and how far
+    the measurements depart from the analytical model.
+    """
+    require_sklearn()  # fail before measuring anything
+    if format is not None and format not in formats_mod.names():
+        raise UsageError(
+            f"unknown format {format!r}; choose one of: {', '.join(formats_mod.names())}"
+        )
+    if at and grid:
+        raise UsageError("give either --at points or a --grid, not both")
+    overrides = [_analytical_rule(text) for text in analytical]
+    cfg = _load_check_config(config)
+    if not inputs and cfg is None:
+        raise UsageError(
+            "give the measurements to learn from (perfguard predict FILE), or a perfguard.yml "
+            "with benchmarks (-c) to measure them first"
+        )
+    mset = None
+    if inputs:
+        sets = [(str(path), formats_mod.load(path, format)) for path in inputs]
+        mset = sets[0][1] if len(sets) == 1 else merge_sets(sets)
+    # Points and models are checked before anything is measured: a typo must not cost a run.
+    parameters = mset.parameters if mset is not None else tuple(cfg.parameters)  # type: ignore[union-attr]
+    points = [parse_point(text, parameters) for text in at]
+    if grid:
+        points = parse_grid(grid, parameters, parse_range)
+    lookup = _analytical_lookup(cfg, overrides, parameters)
+    if mset is None:
+        mset = _collect_for_check(cfg)  # type: ignore[arg-type]
+    err = Console(stderr=True, highlight=False)
+    with err.status("training the hybrid models") as status:
+        predictors = train_predictors(
+            mset,
+            lookup,
+            kernel,
+            seed,
+            progress=lambda name: status.update(f"training the hybrid model of {name}"),
+        )
+    results = [(p, predict_rows(p, points)) for p in predictors]
+    if as_json:
+        doc = predictions_json(results)
+        sys.stdout.write(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        return
+    out = Console(highlight=False)
+    for predictor, rows in results:
+        out.print(escape(model_summary(predictor)))
+        if rows:
+            out.print(predictions_table(predictor, rows))
+    if not points:
+        err.print("add --at n=...,... or --grid PARAM=VALUES to predict at new configurations")
+
+
+def _analytical_rule(text: str) -> tuple[str, str]:
+    glob, sep, expr = text.partition("=")
+    if not sep or not glob.strip() or not expr.strip():
+        raise UsageError(f"--analytical {text!r}: expected GLOB=EXPR, e.g. 'sweep=n^3'")
+    return glob.strip(), expr.strip()
+
+
+def _analytical_lookup(
+    cfg: Config | None, overrides: list[tuple[str, str]], parameters: tuple[str, ...]
+) -> Callable[[str], AnalyticalModel | None]:
+    """Kernel name -> its analytical model: --analytical first, then perfguard.yml."""
+    from_config = analytical_models(cfg, parameters) if cfg is not None else {}
+    parsed: dict[str, AnalyticalModel] = {}
+    for glob, expr in overrides:
+        try:
+            parsed[glob] = parse_analytical(expr, parameters, Path.cwd())
+        except AnalyticalError as exc:
+            raise UsageError(f"--analytical {glob}={expr}: {exc}") from None
+
+    def lookup(name: str) -> AnalyticalModel | None:
+        glob = next((g for g, _ in overrides if fnmatch.fnmatchcase(name, g)), None)
+        return parsed[glob] if glob is not None else from_config.get(name)
+
+    return lookup
 
 
 @app.command("init")

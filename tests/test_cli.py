@@ -277,7 +277,7 @@ def test_kernel_names_with_brackets_are_shown_verbatim() -> None:
     assert "test_sort[kind=array]" in done.stdout
 
 
-@pytest.mark.parametrize("verb", ["model", "check"])
+@pytest.mark.parametrize("verb", ["model", "check", "predict"])
 def test_an_unknown_option_is_a_usage_error_not_a_crash(verb: str) -> None:
     # typer >= 0.23 raises its vendored click's exceptions and click may be absent.
     result = perfguard(verb, "--no-such-option")

@@ -13,7 +13,7 @@ import functools
 import html
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import jinja2
@@ -21,6 +21,7 @@ import numpy as np
 
 from ..checking.verdicts import CheckReport, Verdict
 from ..measurements import Kernel, MeasurementSet
+from ..modeling.analytical import AnalyticalError, AnalyticalModel, departure
 from . import charts
 from .summary import ORDER, counts_sentence
 
@@ -68,6 +69,7 @@ def render_report(
     reproduce: str | None = None,
     title: str = "perfguard",
     limit: int = 65_000,
+    analytical: Mapping[str, AnalyticalModel] | None = None,
 ) -> str:
     """Status line, verdict table, per-kernel details with charts, notes; at most ``limit`` chars.
 
@@ -77,8 +79,10 @@ def render_report(
     now, before = _index(current), _index(baseline)
     axis = current.parameters[0] if current is not None and len(current.parameters) == 1 else None
     rows = [_row(v, now.get((v.kernel, v.metric))) for v in report.verdicts]
+    params = current.parameters if current is not None else ()
+    models = analytical or {}
     details = [
-        _details(v, now.get(key), before.get(key), axis, reproduce)
+        _details(v, now.get(key), before.get(key), axis, reproduce, models.get(v.kernel), params)
         for v in _detail_order(report.verdicts)
         for key in [(v.kernel, v.metric)]
     ]
@@ -155,14 +159,19 @@ def _details(
     base_kernel: Kernel | None,
     axis: str | None,
     reproduce: str | None,
+    analytical: AnalyticalModel | None = None,
+    parameters: Sequence[str] = (),
 ) -> _Details:
     chart, legend = _chart(v, kernel, base_kernel, axis) if axis else (None, None)
+    facts = _facts(v, kernel)
+    if analytical is not None and kernel is not None:
+        facts += analytical_facts(analytical, kernel, parameters)
     return _Details(
         kernel=v.kernel,
         metric=v.metric,
         verdict=v.verdict,
         reasons=tuple((r.kind, r.message) for r in v.reasons),
-        facts=tuple(_facts(v, kernel)),
+        facts=tuple(facts),
         chart=chart,
         legend=legend,
         reproduce=reproduce,
@@ -184,6 +193,38 @@ def _facts(v: Verdict, kernel: Kernel | None) -> list[str]:
         span = f"{low}" if low == high else f"{low}–{high}"
         out.append(f"repetitions: {span} per point, {len(counts)} points")
     return out
+
+
+def analytical_facts(
+    model: AnalyticalModel, kernel: Kernel, parameters: Sequence[str], worst: int = 3
+) -> list[str]:
+    """How far the measurements depart from the user's analytical model, as report lines."""
+    points = [p for p in kernel.points if p.values]
+    if not points:
+        return []
+    head = f"analytical model: {model.source}"
+    columns = {name: np.array([p.at[i] for p in points]) for i, name in enumerate(parameters)}
+    try:
+        predicted = model.evaluate(columns)
+    except AnalyticalError as exc:
+        return [head, f"the analytical model could not be evaluated: {exc}"]
+    medians = np.array([float(np.median(p.values)) for p in points])
+    if not np.all(medians > 0):
+        return [head]
+    dep = departure(predicted, medians)
+    furthest = "; ".join(
+        f"{_fmt_point(parameters, points[i].at)}: {dep.ratios[i]:.2f}× the model"
+        for i in dep.worst(worst)
+    )
+    return [
+        head,
+        f"the measurements depart from it by {dep.mape:.1f}% on average "
+        f"(after one calibration factor, over {len(points)} points); furthest: {furthest}",
+    ]
+
+
+def _fmt_point(parameters: Sequence[str], at: Sequence[float]) -> str:
+    return ", ".join(f"{name}={value:g}" for name, value in zip(parameters, at, strict=True))
 
 
 def _chart(

@@ -1,0 +1,77 @@
+"""Terminal rendering of ``perfguard predict``: a summary line and a table per kernel."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+
+from ..modeling.predict import Predictor
+from .charts import scale_values
+
+__all__ = ["model_summary", "predictions_table"]
+
+
+def model_summary(predictor: Predictor) -> str:
+    """What was trained and how well each part did in cross-validation on the training set."""
+    model = predictor.model
+    head = f"{predictor.kernel} ({predictor.metric}): {model.training_size} configurations"
+    if predictor.analytical is None:
+        return f"{head}; no analytical model, so extra trees alone"
+    cv = model.cv_mape
+    share = (
+        "the analytical model is not representative here, so it is not aggregated"
+        if model.weight == 0
+        else f"aggregated with weight {model.weight:.1f} on the analytical model"
+    )
+    parts = [
+        f"{head}; hybrid of extra trees stacked on the analytical model, {share}",
+        f"cross-validated error: analytical {cv['analytical']:.1f}%, "
+        f"stacked {cv['stacked']:.1f}%, hybrid {cv['hybrid']:.1f}%",
+    ]
+    if predictor.departure is not None:
+        parts.append(_departure_text(predictor))
+    return "\n  ".join(parts)
+
+
+def _departure_text(predictor: Predictor) -> str:
+    dep = predictor.departure
+    assert dep is not None
+    return (
+        f"the measurements depart from the calibrated analytical model by {dep.mape:.1f}% "
+        f"on average (measured / model from {min(dep.ratios):.2f} to {max(dep.ratios):.2f})"
+    )
+
+
+def predictions_table(predictor: Predictor, rows: Sequence[dict[str, object]]) -> Table:
+    """One row per requested configuration: prediction, 5-95% spread, analytical model."""
+    values = [float(r["high"]) for r in rows]  # type: ignore[arg-type]
+    factor, unit = scale_values(values, predictor.unit)
+    suffix = f" ({unit})" if unit else ""
+    table = Table(title=predictor.kernel, title_justify="left")
+    for p in predictor.parameters:
+        table.add_column(p, justify="right")
+    table.add_column(f"predicted{suffix}", justify="right")
+    table.add_column("spread 5-95%", justify="right")
+    if predictor.analytical is not None:
+        table.add_column(f"analytical{suffix}", justify="right")
+    for row in rows:
+        at = row["at"]
+        assert isinstance(at, dict)
+        outside = row.get("outside_measured") or []
+        cells = [f"{at[p]:g}" + ("*" if p in outside else "") for p in predictor.parameters]
+        cells.append(_num(row["value"], factor))
+        cells.append(f"{_num(row['low'], factor)} .. {_num(row['high'], factor)}")
+        if predictor.analytical is not None:
+            cells.append(_num(row["analytical"], factor))
+        table.add_row(*cells)
+    if any(row.get("outside_measured") for row in rows):
+        table.caption = "* beyond the measured range: the trees cannot extrapolate there" + (
+            "; compare the analytical column" if predictor.analytical is not None else ""
+        )
+        table.caption_justify = "left"
+    return table
+
+
+def _num(value: object, factor: float) -> str:
+    return f"{float(value) / factor:.3g}"  # type: ignore[arg-type]
