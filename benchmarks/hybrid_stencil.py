@@ -78,8 +78,10 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     x, y, a, params = dataset(args.data)
-    print(f"{len(y)} configurations of ({', '.join(params)}); "
-          f"times {y.min() * 1e3:.3g}..{y.max() * 1e3:.3g} ms")
+    print(
+        f"{len(y)} configurations of ({', '.join(params)}); "
+        f"times {y.min() * 1e3:.3g}..{y.max() * 1e3:.3g} ms"
+    )
     t0 = time.perf_counter()
     results = {f: [one_split(x, y, a, f, s) for s in range(args.seeds)] for f in FRACTIONS}
     print(f"{args.seeds} seeds x {len(FRACTIONS)} sizes in {time.perf_counter() - t0:.0f} s\n")
@@ -93,8 +95,10 @@ def main() -> None:
             cells.append(f"{statistics.mean(vals):.1f} ± {statistics.stdev(vals):.1f}")
         wins = sum(r["hybrid"] < min(r["analytical"], r["extra trees"]) for r in runs)
         weights = statistics.mean(r["weight"] for r in runs)
-        print(f"| {f:.0%} ({runs[0]['train']}) | {' | '.join(cells)} | {wins}/{len(runs)} | "
-              f"{weights:.2f} |")
+        print(
+            f"| {f:.0%} ({runs[0]['train']}) | {' | '.join(cells)} | {wins}/{len(runs)} | "
+            f"{weights:.2f} |"
+        )
     if args.json:
         args.json.write_text(json.dumps({str(f): r for f, r in results.items()}, indent=1))
 

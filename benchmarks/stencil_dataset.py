@@ -70,8 +70,11 @@ def main() -> None:
             values[config].append(measure_once(fn, "time", loops[config]))
             if i % 100 == 0:
                 elapsed = time.monotonic() - t0
-                print(f"round {r + 1}/{args.rounds}: {i}/{len(order)} ({elapsed:.0f} s)",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"round {r + 1}/{args.rounds}: {i}/{len(order)} ({elapsed:.0f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
     matrix, speeds = round_corrected(np.array([values[c] for c in configs]))
     points = tuple(
         Point(at=tuple(float(x) for x in c), values=tuple(row))
@@ -83,8 +86,10 @@ def main() -> None:
         run=RunInfo(started=started, machine=machine_info(), round_speed=tuple(speeds)),
     )
     save(mset, args.output)
-    print(f"{len(configs)} configurations x {args.rounds} rounds in "
-          f"{time.monotonic() - t0:.0f} s -> {args.output}")
+    print(
+        f"{len(configs)} configurations x {args.rounds} rounds in "
+        f"{time.monotonic() - t0:.0f} s -> {args.output}"
+    )
 
 
 if __name__ == "__main__":
