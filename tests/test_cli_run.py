@@ -134,6 +134,9 @@ hangs:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        # A shell without job control ("cmd &", nohup) starts its children with SIGINT
+        # ignored, and Python then never raises KeyboardInterrupt: give it back.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     marker = tmp_path / "hanging"
     deadline = time.monotonic() + 60
