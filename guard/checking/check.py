@@ -3,9 +3,11 @@
 Fail only on strong evidence: a declared bound (the kernel's expectation or the global
 ``max_class``) exceeded, or a class above the baseline's, each with posterior probability
 at least ``confidence``; weaker evidence (``suggestive`` or more) is inconclusive and says
-what would decide it.  Multi-parameter kernels are judged one parameter at a time along
-their longest line of points (the others fixed), against the bound's order in that
-parameter.
+what would decide it.  A bound's violation must also not hinge on one size: with any one
+size left out it must stay at least ``EvidenceSettings.held_out`` likely, or the verdict is
+inconclusive and names the size to re-measure.  Multi-parameter kernels are judged one
+parameter at a time along their longest line of points (the others fixed), against the
+bound's order in that parameter.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .evidence import (
     RunComparison,
     compare_runs,
     evidence_from_points,
+    leave_one_out,
 )
 from .evidence import probability_outside as _outside
 from .expectation import Expectation, ExpectationError, parse_class, parse_expectation
@@ -259,19 +262,43 @@ class _Judge:
     def _bound(
         self, lines: list[_LineEvidence], expectation: Expectation, kind: str, findings: _Findings
     ) -> float:
-        """P(the bound is exceeded) along the most damning line; adds the finding."""
+        """P(the bound is exceeded) along the most damning line; adds the finding.
+
+        A line that exceeds the bound with ``confidence`` fails it only if the violation stays
+        at least ``settings.held_out`` likely with any one of its sizes left out.  Otherwise
+        the finding is inconclusive, names the size it hinges on, and that held-out
+        probability is returned.
+        """
         if not lines:
             findings.undecide(Reason(kind, f"too few points to test {expectation.describe()}"))
             return math.nan
-        worst, worst_p = lines[0], -1.0
+        scored = []
         for le in lines:
-            p = float(_outside(le.evidence, self._admitted(le.line.parameter, expectation))[0])
-            if p > worst_p:
-                worst, worst_p = le, p
-        admitted = self._admitted(worst.line.parameter, expectation)
-        message = _bound_message(worst, admitted, expectation, worst_p, kind)
-        findings.add(kind, worst_p, message)
-        return worst_p
+            admitted = self._admitted(le.line.parameter, expectation)
+            scored.append((float(_outside(le.evidence, admitted)[0]), le, admitted))
+        scored.sort(key=lambda item: -item[0])  # stable: ties keep the lines' order
+        hinge = None
+        for p, le, admitted in scored:
+            if not p >= self.opts.confidence:
+                break
+            held, at = _held_out(le, admitted, self.opts.settings)
+            if held >= self.opts.settings.held_out:
+                findings.add(kind, p, _bound_message(le, admitted, expectation, p, kind))
+                return p
+            if hinge is None:
+                hinge = (p, le, admitted, held, at)
+        if hinge is not None:
+            p, le, admitted, held, at = hinge
+            size = f"{le.line.parameter}={at:g}"
+            message = (
+                f"{_bound_message(le, admitted, expectation, p, kind)}; but it hinges on "
+                f"{size}: without it {_percent(held)} (not enough to fail; re-measure {size})"
+            )
+            findings.undecide(Reason(kind, message))
+            return held
+        p, le, admitted = scored[0]
+        findings.add(kind, p, _bound_message(le, admitted, expectation, p, kind))
+        return p
 
     # ------------------------------------------------------------------ baseline
 
@@ -323,6 +350,20 @@ class _Judge:
             message = f"x{ratio:.2f} slower than the baseline at {where}, the limit is x{limit:g}"
             findings.add("slowdown", 1.0 if sure else self.opts.suggestive, message)
         return ratio
+
+
+def _held_out(
+    le: _LineEvidence, admitted: np.ndarray, settings: EvidenceSettings
+) -> tuple[float, float]:
+    """The smallest P(outside the admitted classes) with one size left out, and that size.
+
+    (1.0, nan) when leaving a size out would leave fewer than MIN_LINE_POINTS.
+    """
+    if len(le.line.x) <= MIN_LINE_POINTS:
+        return 1.0, math.nan
+    held = [float(_outside(ev, admitted)[0]) for ev in leave_one_out(le.evidence, settings)]
+    i = int(np.argmin(held))
+    return held[i], float(np.sort(le.evidence.x)[i])
 
 
 def _target_point(

@@ -1,0 +1,143 @@
+"""Point values, leave-one-out evidence and bounds that hinge on one size."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from guard.checking.check import CheckOptions, ExpectationRule, _held_out, _LineEvidence, check
+from guard.checking.evidence import (
+    ORDERS,
+    EvidenceSettings,
+    evidence_from_points,
+    leave_one_out,
+    point_values,
+)
+from guard.checking.lines import Line
+from guard.measurements import Kernel, MeasurementSet, Point
+
+SIZES = 256.0 * 2.0 ** np.arange(6)
+
+
+def kernel(values, sizes=SIZES) -> MeasurementSet:
+    points = tuple(Point((x,), tuple(v)) for x, v in zip(sizes, values))
+    return MeasurementSet(("n",), (Kernel("k", "time", points),))
+
+
+def expect(text: str, **settings) -> CheckOptions:
+    s = dataclasses.replace(EvidenceSettings(), **settings)
+    return CheckOptions(rules=(ExpectationRule("*", text),), settings=s)
+
+
+def flat_with_a_broken_top_size(seed: int = 3) -> np.ndarray:
+    """A constant kernel, 1% noise; three of the largest size's five repetitions ~2.5x."""
+    rng = np.random.default_rng(seed)
+    values = 1e-3 * (1 + rng.uniform(-0.01, 0.01, (len(SIZES), 5)))
+    values[-1, :3] *= np.array([2.2, 2.5, 2.8])
+    return values
+
+
+# ---------------------------------------------------------------------------- point values
+
+
+def test_point_value_sets_an_outlier_repetition_aside():
+    values = np.array([[1.0, 1.01, 0.99, 1.0, 3.0], [2.0, 2.02, 1.98, 2.0, 2.01]])
+    y = point_values(values, np.array(0.01), clip=4.0)
+    np.testing.assert_allclose(y, [1.0, 2.002], rtol=1e-12)
+
+
+def test_point_value_is_the_mean_without_outliers_and_the_median_without_noise():
+    values = np.array([[1.0, 1.02, 0.97, 1.01, 0.99]])
+    assert point_values(values, np.array(0.02), clip=4.0)[0] == pytest.approx(values.mean())
+    for noise, clip in ((np.nan, 4.0), (0.0, 4.0), (0.02, 0.0)):
+        assert point_values(values, np.array(noise), clip)[0] == 1.0  # the median
+
+
+def test_point_values_take_points_with_different_repetition_counts():
+    values = [[1.0, 1.01, 0.99], [2.0, 2.02, 1.98, 2.0, 6.0], [4.0]]
+    ev = evidence_from_points([1.0, 2.0, 4.0, 8.0], [*values, [8.0, 8.08]])
+    np.testing.assert_allclose(ev.y[0], [1.0, 2.0, 4.0, 8.04], rtol=1e-12)
+
+
+def test_point_values_are_batched_over_kernels():
+    rng = np.random.default_rng(1)
+    values = 1 + 0.05 * rng.standard_normal((3, 6, 5))
+    noise = np.array([0.05, 0.04, 0.06])
+    batched = point_values(values, noise, clip=4.0)
+    for k in range(3):
+        np.testing.assert_array_equal(batched[k], point_values(values[k], noise[k], clip=4.0))
+
+
+# ---------------------------------------------------------------------------- leave one out
+
+
+def test_leave_one_out_drops_each_size_in_turn_and_keeps_the_noise():
+    rng = np.random.default_rng(2)
+    values = (SIZES[:, None] / SIZES[0]) * (1 + rng.uniform(-0.02, 0.02, (len(SIZES), 5)))
+    ev = evidence_from_points(SIZES[::-1], values[::-1])  # point order must not matter
+    dropped = leave_one_out(ev)
+    assert len(dropped) == len(SIZES)
+    for size, other in zip(SIZES, dropped):
+        assert size not in other.x and len(other.x) == len(SIZES) - 1
+        np.testing.assert_array_equal(other.noise, ev.noise)
+        np.testing.assert_array_equal(other.repetitions, ev.repetitions)
+
+
+# ---------------------------------------------------------------------------- check
+
+
+def test_a_violation_that_hinges_on_one_size_is_inconclusive_and_names_it():
+    values = flat_with_a_broken_top_size()
+    (strict,) = check(kernel(values), None, expect("<= 1", held_out=0.0)).verdicts
+    assert strict.verdict == "fail"  # the whole run alone: a steep term explains the top size
+    (v,) = check(kernel(values), None, expect("<= 1")).verdicts
+    assert (v.verdict, v.violates_expectation) == ("inconclusive", False)
+    assert v.probabilities["violation"] < 0.99
+    message = v.reasons[0].message
+    assert v.reasons[0].kind == "expectation"
+    assert "hinges on n=8192" in message and "re-measure n=8192" in message
+
+
+def test_a_violation_seen_at_every_size_still_fails():
+    rng = np.random.default_rng(4)
+    n2 = 1e-6 * (1 + (SIZES / SIZES[0]) ** 2)
+    values = n2[:, None] * (1 + rng.uniform(-0.02, 0.02, (len(SIZES), 5)))
+    (v,) = check(kernel(values), None, expect("<= n log n")).verdicts
+    assert (v.verdict, v.violates_expectation) == ("fail", True)
+    assert v.probabilities["violation"] >= 0.99
+    assert "hinges" not in v.reasons[0].message
+
+
+def test_five_sizes_leave_four_and_a_clear_violation_still_fails():
+    rng = np.random.default_rng(5)
+    sizes = SIZES[:5]
+    n2 = 1e-6 * (1 + (sizes / sizes[0]) ** 2)
+    values = n2[:, None] * (1 + rng.uniform(-0.01, 0.01, (len(sizes), 5)))
+    (v,) = check(kernel(values, sizes), None, expect("<= n")).verdicts
+    assert (v.verdict, v.violates_expectation) == ("fail", True)
+
+
+def test_a_line_of_four_sizes_is_not_held_out():
+    sizes = SIZES[:4]
+    values = (1 + (sizes / sizes[0]) ** 2)[:, None] * np.ones((len(sizes), 3))
+    ev = evidence_from_points(sizes, values)
+    line = Line("n", (), tuple(sizes), tuple(tuple(v) for v in values))
+    admitted = np.array([o <= (1, 0) for o in ORDERS])
+    held, size = _held_out(_LineEvidence(line, ev), admitted, EvidenceSettings())
+    assert held == 1.0 and np.isnan(size)
+
+
+def test_max_class_is_held_out_the_same_way():
+    values = flat_with_a_broken_top_size()
+    opts = CheckOptions(max_class="1")
+    (v,) = check(kernel(values), None, opts).verdicts
+    assert v.verdict == "inconclusive"
+    assert v.reasons[0].kind == "max_class" and "hinges on n=8192" in v.reasons[0].message
+
+
+def test_verdicts_are_deterministic():
+    values = flat_with_a_broken_top_size(seed=7)
+    first = check(kernel(values), None, expect("<= 1")).to_json()
+    assert check(kernel(values), None, expect("<= 1")).to_json() == first
