@@ -15,32 +15,28 @@ __all__ = ["model_summary", "predictions_table"]
 def model_summary(predictor: Predictor) -> str:
     """What was trained and how well each part did in cross-validation on the training set."""
     model = predictor.model
-    head = f"{predictor.kernel} ({predictor.metric}): {model.training_size} configurations"
-    if predictor.analytical is None:
-        return f"{head}; no analytical model, so extra trees alone"
+    lines = [f"{predictor.kernel} ({predictor.metric}): {model.training_size} configurations"]
     cv = model.cv_mape
-    share = (
-        "the analytical model is not representative here, so it is not aggregated"
-        if model.weight == 0
-        else f"aggregated with weight {model.weight:.1f} on the analytical model"
-    )
-    parts = [
-        f"{head}; hybrid of extra trees stacked on the analytical model, {share}",
+    if predictor.analytical is None:
+        lines.append("model: extra trees alone (no analytical model)")
+        lines.append(f"cross-validated error: {cv['extra trees']:.1f}%")
+        return "\n  ".join(lines)
+    if model.weight == 0:
+        bagging = "not bagged with it (not representative here)"
+    else:
+        bagging = f"bagged with it at weight {model.weight:.1f}"
+    lines.append(f"model: extra trees stacked on the analytical model, {bagging}")
+    lines.append(
         f"cross-validated error: analytical {cv['analytical']:.1f}%, "
-        f"stacked {cv['stacked']:.1f}%, hybrid {cv['hybrid']:.1f}%",
-    ]
-    if predictor.departure is not None:
-        parts.append(_departure_text(predictor))
-    return "\n  ".join(parts)
-
-
-def _departure_text(predictor: Predictor) -> str:
-    dep = predictor.departure
-    assert dep is not None
-    return (
-        f"the measurements depart from the calibrated analytical model by {dep.mape:.1f}% "
-        f"on average (measured / model from {min(dep.ratios):.2f} to {max(dep.ratios):.2f})"
+        f"stacked {cv['stacked']:.1f}%, hybrid {cv['hybrid']:.1f}%"
     )
+    dep = predictor.departure
+    if dep is not None:
+        lines.append(
+            f"the measurements depart from the calibrated analytical model by {dep.mape:.1f}% "
+            f"on average (measured / model {min(dep.ratios):.2f} .. {max(dep.ratios):.2f})"
+        )
+    return "\n  ".join(lines)
 
 
 def predictions_table(predictor: Predictor, rows: Sequence[dict[str, object]]) -> Table:
