@@ -110,10 +110,7 @@ def model_cmd(
 ) -> None:
     """Fit a PMNF model to every kernel and metric and print them."""
     impl = get_modeler(modeler)  # fail on a bad option before reading anything
-    if format is not None and format not in formats_mod.names():
-        raise UsageError(
-            f"unknown format {format!r}; choose one of: {', '.join(formats_mod.names())}"
-        )
+    _check_format(format)
     if not 0 < level < 1:
         raise UsageError(f"--level must lie between 0 and 1, got {level}")
     name, at = _parse_predict(predict)
@@ -135,6 +132,14 @@ def model_cmd(
     else:
         _print_models_table(results, label)
         _print_advice(results)
+
+
+def _check_format(format: str | None) -> None:
+    """Fail on a bad --format before any file is read."""
+    if format is not None and format not in formats_mod.names():
+        raise UsageError(
+            f"unknown format {format!r}; choose one of: {', '.join(formats_mod.names())}"
+        )
 
 
 def _parse_predict(text: str | None) -> tuple[str | None, float | None]:
@@ -342,10 +347,7 @@ def check_cmd(
     2 usage, config or input error, 3 a benchmark failed to execute.
     """
     get_modeler(modeler)
-    if format is not None and format not in formats_mod.names():
-        raise UsageError(
-            f"unknown format {format!r}; choose one of: {', '.join(formats_mod.names())}"
-        )
+    _check_format(format)
     if markdown is not None and not markdown.parent.exists():
         raise UsageError(f"--markdown: folder {markdown.parent} does not exist")
     cfg = _load_check_config(config)
@@ -535,10 +537,7 @@ def predict_cmd(
     the measurements depart from the analytical model.
     """
     require_sklearn()  # fail before measuring anything
-    if format is not None and format not in formats_mod.names():
-        raise UsageError(
-            f"unknown format {format!r}; choose one of: {', '.join(formats_mod.names())}"
-        )
+    _check_format(format)
     if at and grid:
         raise UsageError("give either --at points or a --grid, not both")
     overrides = [_analytical_rule(text) for text in analytical]

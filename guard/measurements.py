@@ -10,7 +10,7 @@ instead of refusing a whole file.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -23,6 +23,8 @@ __all__ = [
     "RunInfo",
     "MeasurementSet",
     "kernel_problems",
+    "format_at",
+    "plain_number",
 ]
 
 SCHEMA = "perfguard/measurements@1"
@@ -223,6 +225,17 @@ def _bad_values(points: Iterable[Point]) -> str:
             if v <= 0:
                 return f"non-positive value {v:g} at {_fmt_at(point.at)}"
     return ""
+
+
+def plain_number(value: float) -> float | int:
+    """An int when the value is integral (``1024``, not ``1024.0``), else the float."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
+def format_at(parameters: Sequence[str], point: Sequence[float]) -> str:
+    """``n=1024`` or ``n=64, p=8``: a point as people write it."""
+    return ", ".join(f"{p}={plain_number(v)!r}" for p, v in zip(parameters, point, strict=True))
 
 
 def _fmt_at(at: tuple[float, ...]) -> str:

@@ -18,6 +18,7 @@ from typing import Literal
 
 from ..config import BenchmarkConfig, Config
 from ..errors import ConfigError, UsageError
+from ..measurements import format_at  # re-exported: the runner and the CLI label points
 from .timing import UNITS
 
 __all__ = [
@@ -92,11 +93,6 @@ def parse_shard(text: str) -> tuple[int, int]:
 def select_shard(specs: Sequence[BenchmarkSpec], index: int, count: int) -> list[BenchmarkSpec]:
     """The benchmarks of shard ``index`` of ``count``: every count-th one in config order."""
     return [spec for k, spec in enumerate(specs) if k % count == index - 1]
-
-
-def format_at(parameters: Sequence[str], point: Sequence[float]) -> str:
-    """``n=1024`` or ``n=64, p=8``: a point as people write it."""
-    return ", ".join(f"{p}={_plain(v)}" for p, v in zip(parameters, point))
 
 
 def _spec(config: Config, bench: BenchmarkConfig) -> BenchmarkSpec:

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from ..measurements import plain_number
+
 __all__ = [
     "FUNCTIONS",
     "AnalyticalError",
@@ -239,7 +241,7 @@ def _callable(
         columns = {p: np.broadcast_to(env[p], (size,)) for p in params}
         out = np.empty(size)
         for i in range(size):
-            kwargs = {p: _plain(float(columns[p][i])) for p in params}
+            kwargs = {p: plain_number(columns[p][i]) for p in params}
             try:
                 out[i] = float(fn(**kwargs))
             except Exception as exc:  # the user's code: report, do not crash
@@ -247,10 +249,6 @@ def _callable(
         return out
 
     return evaluate
-
-
-def _plain(value: float) -> float | int:
-    return int(value) if value.is_integer() else value
 
 
 def _kwargs_text(kwargs: Mapping[str, float | int]) -> str:

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UsageError
-from ..measurements import Kernel, MeasurementSet
+from ..measurements import Kernel, MeasurementSet, plain_number
 from .analytical import AnalyticalError, AnalyticalModel, Departure, departure
 from .hybrid import HybridModel
 
 __all__ = [
     "PREDICTIONS_SCHEMA",
     "Predictor",
+    "kernel_rows",
     "train_predictors",
     "predict_rows",
     "parse_point",
@@ -206,7 +207,7 @@ def predict_rows(
         analytical = out["analytical"]
         rows.append(
             {
-                "at": {p: _plain(pt[p]) for p in predictor.parameters},
+                "at": {p: plain_number(pt[p]) for p in predictor.parameters},
                 "value": float(out["value"][i]),  # type: ignore[index]
                 "low": float(out["low"][i]),  # type: ignore[index]
                 "high": float(out["high"][i]),  # type: ignore[index]
@@ -215,10 +216,6 @@ def predict_rows(
             }
         )
     return rows
-
-
-def _plain(value: float) -> float | int:
-    return int(value) if float(value).is_integer() else float(value)
 
 
 def predictions_json(

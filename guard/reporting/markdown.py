@@ -20,8 +20,9 @@ import jinja2
 import numpy as np
 
 from ..checking.verdicts import CheckReport, Verdict
-from ..measurements import Kernel, MeasurementSet
+from ..measurements import Kernel, MeasurementSet, format_at
 from ..modeling.analytical import AnalyticalError, AnalyticalModel, departure
+from ..modeling.predict import kernel_rows
 from . import charts
 from .summary import ORDER, counts_sentence
 
@@ -199,32 +200,25 @@ def analytical_facts(
     model: AnalyticalModel, kernel: Kernel, parameters: Sequence[str], worst: int = 3
 ) -> list[str]:
     """How far the measurements depart from the user's analytical model, as report lines."""
-    points = [p for p in kernel.points if p.values]
-    if not points:
+    x, medians = kernel_rows(kernel)
+    if not len(medians):
         return []
     head = f"analytical model: {model.source}"
-    columns = {name: np.array([p.at[i] for p in points]) for i, name in enumerate(parameters)}
     try:
-        predicted = model.evaluate(columns)
+        predicted = model.evaluate({name: x[:, i] for i, name in enumerate(parameters)})
     except AnalyticalError as exc:
         return [head, f"the analytical model could not be evaluated: {exc}"]
-    medians = np.array([float(np.median(p.values)) for p in points])
     if not np.all(medians > 0):
         return [head]
     dep = departure(predicted, medians)
     furthest = "; ".join(
-        f"{_fmt_point(parameters, points[i].at)}: {dep.ratios[i]:.2f}× the model"
-        for i in dep.worst(worst)
+        f"{format_at(parameters, x[i])}: {dep.ratios[i]:.2f}× the model" for i in dep.worst(worst)
     )
     return [
         head,
         f"the measurements depart from it by {dep.mape:.1f}% on average "
-        f"(after one calibration factor, over {len(points)} points); furthest: {furthest}",
+        f"(after one calibration factor, over {len(medians)} points); furthest: {furthest}",
     ]
-
-
-def _fmt_point(parameters: Sequence[str], at: Sequence[float]) -> str:
-    return ", ".join(f"{name}={value:g}" for name, value in zip(parameters, at, strict=True))
 
 
 def _chart(
