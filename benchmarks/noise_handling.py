@@ -26,8 +26,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from guard.modeling.confidence import assess, lead_of  # noqa: E402
+from guard.modeling.analysis import fits_of  # noqa: E402
+from guard.modeling.confidence import confidences, lead_of, predictions  # noqa: E402
 from guard.modeling.drift import find_drift  # noqa: E402
+from guard.modeling.evidence import evidence_from_values  # noqa: E402
 from guard.modeling.noise import median_error, range_of_relative_deviation, robust_noise  # noqa: E402
 from guard.modeling.penalized import PenalizedModeler  # noqa: E402
 from guard.modeling.synthetic import CLASSES  # noqa: E402
@@ -63,11 +65,19 @@ def calibration(seed: int, per_class: int) -> str:
         lvl_cover = []
         for series in SERIES:
             values, x, cls, ahead = functions(series, level, per_class, rng)
-            y = np.median(values, axis=-1)
-            sigma = np.array([median_error(v) for v in values])
-            fits = PenalizedModeler().fit(x, y)
+            ev = evidence_from_values(np.asarray(x, dtype=float), values)
+            fits = fits_of(ev, ev.best)
             at = float(SERIES[series][-1])
-            for k, (conf, pred) in enumerate(assess(x, y, fits, sigma, at=at, level=0.9)):
+            value = np.array(
+                [
+                    float(f.constant + sum(c * at**a * np.log2(at) ** b for c, a, b in f.terms))
+                    for f in fits
+                ]
+            )
+            assessed = zip(
+                confidences(ev, [lead_of(f) for f in fits]), predictions(ev, value, at, 0.9)
+            )
+            for k, (conf, pred) in enumerate(assessed):
                 stated.append(conf.probability)
                 right.append(lead_of(fits[k]) == E[cls[k]])
                 lvl_cover.append(pred.low <= ahead[k, 3] <= pred.high)

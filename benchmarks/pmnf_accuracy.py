@@ -38,7 +38,7 @@ from guard.formats.extrap_text import dumps  # noqa: E402
 from guard.measurements import Kernel, MeasurementSet, Point  # noqa: E402
 from guard.modeling import get_modeler, model_measurements  # noqa: E402
 
-PERFGUARD_MODELERS = ("default", "refining", "exhaustive")
+PERFGUARD_MODELERS = ("default", "penalized", "refining", "exhaustive")
 EXTRAP_MODELERS = ("default", "refining")
 
 

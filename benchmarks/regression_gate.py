@@ -1,17 +1,26 @@
-"""The CI-like regression benchmark: perfguard's gate against ratio rules, Extra-P and big_O.
+"""The CI-like gate benchmark: perfguard's check on two generators, next to the limit.
 
-    .venv/bin/python benchmarks/regression_gate.py --count 2000 --seed 1 [--peers] \
-        [--jitter uniform|lognormal] [--drift 0.25] [--out benchmarks/out/gate]
+    .venv/bin/python benchmarks/regression_gate.py --count 2000 --seed 1 \
+        [--generators regression,crossover] [--peers] [--out benchmarks/out/gate]
 
-Cases come from benchmarks/regression_cases.py (seeded; see its docstring for the noise
-model).  perfguard runs its real ``check`` on measurement sets built from the cases:
+Two seeded generators of baseline/candidate pairs:
+
+* ``regression`` (benchmarks/regression_cases.py): the candidate's kernel matched to the
+  baseline's at the smallest size; uniform jitter with a per-size drift of 0.25 x jitter;
+* ``crossover`` (benchmarks/crossover_cases.py): the candidate matched at the *largest* size
+  (0.8-2.5x), overhead up to 60% of the top-size time, lognormal jitter, classes up to n^3.
+
+perfguard runs its real ``check`` on measurement sets built from the cases:
 
 * regression mode: ``check(candidate, baseline)``, a fail with ``regression`` true counts;
 * expectation mode: ``check(candidate, expect "<= <baseline class>")`` without a baseline,
   a fail with ``violates_expectation`` true counts.
 
-Detection is the share of class regressions that fail; false alarms the share of the
-other cases (same class 10-30% slower, as fast or faster, improvements) that fail.
+Detection is the share of class regressions that fail; false alarms the share of the other
+cases (same class slower or faster, improvements) that fail.  Beside perfguard, the limit
+(benchmarks/limit_reference.py): a test told the baseline's true class, thresholded at 1%
+false alarms per level -- an upper bound, not a peer.  ``--peers`` adds ratio rules,
+Extra-P and big_O on the first generator (benchmarks/regression_peers.py).
 """
 
 from __future__ import annotations
@@ -27,10 +36,24 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from regression_cases import LEVELS, Case, NoiseModel, generate  # noqa: E402
+import crossover_cases  # noqa: E402
+import regression_cases  # noqa: E402
+from limit_reference import reference_fails  # noqa: E402
+from regression_cases import Case, NoiseModel  # noqa: E402
 
 from guard.checking.check import CheckOptions, ExpectationRule, check  # noqa: E402
 from guard.measurements import Kernel, MeasurementSet, Point  # noqa: E402
+
+LEVELS = (0.01, 0.03, 0.05, 0.10, 0.20, 0.35)
+PAIR_TABLE_LEVELS = (0.01, 0.10)
+
+
+def generate(generator: str, level: float, count: int, seed: int) -> list[Case]:
+    """The cases of one generator at one jitter level."""
+    if generator == "crossover":
+        return crossover_cases.generate(level, count, seed)
+    noise = NoiseModel(jitter="uniform", drift_ratio=0.25)
+    return regression_cases.generate(level, count, seed, noise)
 
 
 def measurement_set(cases: list[Case], which: str) -> MeasurementSet:
@@ -43,12 +66,17 @@ def measurement_set(cases: list[Case], which: str) -> MeasurementSet:
     return MeasurementSet(("n",), tuple(kernels))
 
 
+def bound(case: Case) -> str:
+    """The expectation text for a case: its baseline's class."""
+    return "<= " + case.base_class.replace("sqrt n", "n^0.5")
+
+
 def perfguard_verdicts(cases: list[Case]) -> dict[str, np.ndarray]:
     """perfguard's fails in both modes (bool arrays in case order)."""
     current = measurement_set(cases, "candidate")
     baseline = measurement_set(cases, "baseline")
     reg = check(current, baseline, CheckOptions())
-    rules = tuple(ExpectationRule(c.id, f"<= {c.base_class}") for c in cases)
+    rules = tuple(ExpectationRule(c.id, bound(c)) for c in cases)
     exp = check(current, None, CheckOptions(rules=rules))
     return {
         "regression": np.array([v.verdict == "fail" and v.regression for v in reg.verdicts]),
@@ -56,6 +84,7 @@ def perfguard_verdicts(cases: list[Case]) -> dict[str, np.ndarray]:
             [v.verdict == "fail" and v.violates_expectation for v in exp.verdicts]
         ),
         "regression_inconclusive": np.array([v.verdict == "inconclusive" for v in reg.verdicts]),
+        "expectation_inconclusive": np.array([v.verdict == "inconclusive" for v in exp.verdicts]),
     }
 
 
@@ -78,51 +107,94 @@ def by_kind(fails: np.ndarray, cases: list[Case]) -> dict[str, float]:
     return {k: 100 * float(np.mean(v)) for k, v in sorted(groups.items())}
 
 
+def run_level(generator: str, level: float, args: argparse.Namespace) -> dict:
+    """Every tool on one generator at one jitter level."""
+    cases = generate(generator, level, args.count, args.seed)
+    t0 = time.perf_counter()
+    ours = perfguard_verdicts(cases)
+    seconds = time.perf_counter() - t0
+    limit = reference_fails(cases)
+    row: dict = {"generator": generator, "level": level, "cases": len(cases)}
+    row["perfguard_seconds"] = seconds
+    for mode in ("regression", "expectation"):
+        row[f"perfguard_{mode}"] = rates(ours[mode], cases)
+        row[f"perfguard_{mode}_inconclusive"] = rates(ours[f"{mode}_inconclusive"], cases)
+        row[f"perfguard_{mode}_by_kind"] = by_kind(ours[mode], cases)
+    row["limit"] = rates(limit, cases)
+    row["limit_by_kind"] = by_kind(limit, cases)
+    if args.peers and generator == "regression":
+        from regression_peers import peer_verdicts
+
+        work = Path(args.out) / f"peers-{generator}-{level}-{args.seed}"
+        for mode, table in peer_verdicts(cases, work).items():
+            for name, fails in table.items():
+                row[f"{name}_{mode}"] = rates(np.asarray(fails, dtype=bool), cases)
+    return row
+
+
+def summary_table(rows: list[dict]) -> str:
+    """Detection / false alarms per generator and level, perfguard next to the limit."""
+    lines = [
+        "| generator | jitter | perfguard regression | perfguard expectation | limit |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        cells = [
+            f"{r[k]['detection']:.1f} / {r[k]['false_alarms']:.2f}"
+            for k in ("perfguard_regression", "perfguard_expectation", "limit")
+        ]
+        lines.append(f"| {r['generator']} | {r['level']:.0%} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def pair_table(rows: list[dict]) -> str:
+    """Detection (%) by regression pair at the PAIR_TABLE_LEVELS."""
+    chosen = [r for r in rows if r["level"] in PAIR_TABLE_LEVELS]
+    header = "| generator | jitter | pair | perfguard regression | perfguard expectation | limit |"
+    lines = [header, "|---|---:|---|---:|---:|---:|"]
+    for r in chosen:
+        for pair, value in r["perfguard_regression_by_kind"].items():
+            if not pair.startswith("regression "):
+                continue
+            exp = r["perfguard_expectation_by_kind"][pair]
+            lim = r["limit_by_kind"][pair]
+            name = pair.removeprefix("regression ")
+            lines.append(
+                f"| {r['generator']} | {r['level']:.0%} | {name} | {value:.0f} | {exp:.0f} | "
+                f"{lim:.0f} |"
+            )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=2000, help="cases per noise level")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--levels", type=float, nargs="*", default=list(LEVELS))
-    ap.add_argument("--jitter", default="uniform", choices=["uniform", "lognormal"])
-    ap.add_argument("--drift", type=float, default=0.25, help="per-size drift sd / jitter")
-    ap.add_argument("--peers", action="store_true", help="also run ratio rules, Extra-P, big_O")
+    ap.add_argument("--generators", default="regression,crossover")
+    ap.add_argument("--peers", action="store_true", help="ratio rules, Extra-P, big_O too")
     ap.add_argument("--out", default="benchmarks/out/gate")
     args = ap.parse_args(argv)
-    noise = NoiseModel(jitter=args.jitter, drift_ratio=args.drift)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    results = []
-    for level in args.levels:
-        cases = generate(level, args.count, args.seed, noise)
-        t0 = time.perf_counter()
-        ours = perfguard_verdicts(cases)
-        seconds = time.perf_counter() - t0
-        row: dict = {"level": level, "cases": len(cases), "perfguard_seconds": seconds}
-        row["perfguard"] = rates(ours["regression"], cases)
-        row["perfguard_expectation"] = rates(ours["expectation"], cases)
-        row["perfguard_inconclusive"] = rates(ours["regression_inconclusive"], cases)
-        row["perfguard_by_kind"] = by_kind(ours["regression"], cases)
-        row["perfguard_expectation_by_kind"] = by_kind(ours["expectation"], cases)
-        if args.peers:
-            from regression_peers import peer_verdicts
-
-            work = out / f"peers-{args.jitter}-{args.drift}-{level}-{args.seed}"
-            peers = peer_verdicts(cases, work)
-            for mode, table in peers.items():
-                for name, fails in table.items():
-                    row[f"{name}_{mode}"] = rates(np.asarray(fails, dtype=bool), cases)
-                    row[f"{name}_{mode}_by_kind"] = by_kind(np.asarray(fails, dtype=bool), cases)
-        results.append(row)
-        print(_line(row), flush=True)
-    name = f"gate-{args.jitter}-{args.drift}-seed{args.seed}.json"
-    (out / name).write_text(json.dumps(results, indent=1))
-    print(f"wrote {out / name}")
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    rows = []
+    for generator in args.generators.split(","):
+        for level in args.levels:
+            row = run_level(generator, level, args)
+            rows.append(row)
+            print(_line(row), flush=True)
+    name = Path(args.out) / f"gate-seed{args.seed}.json"
+    name.write_text(json.dumps(rows, indent=1))
+    print(f"\n{summary_table(rows)}\n\n{pair_table(rows)}\n")
+    print(f"wrote {name}; {time.perf_counter() - started:.0f} s in all")
     return 0
 
 
 def _line(row: dict) -> str:
-    parts = [f"jitter {row['level']:.0%}:"]
+    parts = [f"{row['generator']} {row['level']:.0%}:"]
     for key in sorted(k for k in row if isinstance(row[k], dict) and "detection" in row[k]):
+        if key.endswith("_inconclusive"):
+            continue
         r = row[key]
         parts.append(f"{key} {r['detection']:.1f}/{r['false_alarms']:.2f}")
     return "  ".join(parts) + f"  ({row['perfguard_seconds']:.1f} s)"

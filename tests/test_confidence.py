@@ -9,14 +9,16 @@ import pytest
 
 from guard.measurements import Kernel, MeasurementSet, Point
 from guard.modeling import model_measurements
-from guard.modeling.confidence import assess, lead_of
+from guard.modeling.analysis import fits_of
+from guard.modeling.confidence import confidences, lead_of, predictions
+from guard.modeling.evidence import class_evidence, evidence_from_values
 from guard.modeling.noise import (
     median_error,
     point_spreads,
     range_of_relative_deviation,
     robust_noise,
 )
-from guard.modeling.penalized import PenalizedModeler
+from guard.modeling.result import evaluate_fits
 
 X = np.array([64.0, 128, 256, 512, 1024, 2048])
 
@@ -28,10 +30,17 @@ def _noisy(fn, noise: float, seed: int, reps: int = 5, count: int = 1) -> np.nda
 
 
 def _assess(values: np.ndarray, at: float | None = None):
-    y = np.median(values, axis=-1)
-    sigma = np.array([median_error(v) for v in values])
-    fits = PenalizedModeler().fit(X, y)
-    return fits, assess(X, y, fits, sigma, at=at)
+    """The analysis's model of every kernel (K, P, R), its confidence and prediction at ``at``."""
+    return _read(evidence_from_values(X, values), at)
+
+
+def _read(ev, at: float | None):
+    fits = fits_of(ev, ev.best)
+    confs = confidences(ev, [lead_of(f) for f in fits])
+    preds = [None] * len(fits)
+    if at is not None:
+        preds = predictions(ev, evaluate_fits(fits, np.array([at]))[:, 0], at, 0.9)
+    return fits, list(zip(confs, preds))
 
 
 def test_clear_quadratic_is_sure():
@@ -102,8 +111,8 @@ def test_assessment_is_deterministic():
 def test_without_repetitions_confidence_still_comes_from_the_residuals():
     values = _noisy(lambda x: 1 + 0.5 * x, 0.02, seed=6, reps=1)
     y = values[..., 0]
-    fits = PenalizedModeler().fit(X, y)
-    [(conf, pred)] = assess(X, y, fits, None, at=8192.0)
+    ev = class_evidence(X, y, np.full(len(y), np.nan), np.ones(len(y)))
+    _, [(conf, pred)] = _read(ev, 8192.0)
     assert conf.probability > 0.5
     assert pred is not None and pred.low < pred.high
 

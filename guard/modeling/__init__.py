@@ -17,8 +17,10 @@ import numpy as np
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, kernel_problems
 from .adaptive import AdaptiveModeler
-from .confidence import Confidence, Prediction, assess
+from .analysis import EvidenceModeler, LineEvidence, fits_of, kernel_lines, lead, line_evidence
+from .confidence import Confidence, Prediction, confidences, predictions
 from .drift import Drift, find_drift
+from .evidence import Evidence, EvidenceSettings
 from .exhaustive import ExhaustiveModeler
 from .multi_parameter import model_multi_parameter
 from .noise import (
@@ -36,9 +38,17 @@ from .segments import Segmentation, detect_segments
 
 MIN_SEGMENT_POINTS = 6  # two sides of three points: fewer cannot show a change of growth
 SEGMENT_MISFIT = 4.0
-REFERENCE = PenalizedModeler()  # the confidence's hypothesis space; its fits can be reused
 
-__all__ = ["MODELERS", "Modeler", "Skipped", "ModelingResult", "get_modeler", "model_measurements"]
+__all__ = [
+    "MODELERS",
+    "KernelAnalysis",
+    "Modeler",
+    "Skipped",
+    "ModelingResult",
+    "analyze",
+    "get_modeler",
+    "model_measurements",
+]
 
 
 class Modeler(Protocol):
@@ -54,7 +64,8 @@ class Modeler(Protocol):
 
 
 MODELERS: dict[str, Callable[[], Modeler]] = {
-    "default": PenalizedModeler,
+    "default": EvidenceModeler,
+    "penalized": PenalizedModeler,
     "adaptive": AdaptiveModeler,
     "refining": RefiningModeler,
     "exhaustive": ExhaustiveModeler,
@@ -91,53 +102,118 @@ def model_measurements(
     modeler: str | Modeler = "default",
     predict_at: float | None = None,
     level: float = 0.9,
+    settings: EvidenceSettings | None = None,
 ) -> ModelingResult:
     """Model every kernel that can be modelled; report the others with their reasons.
 
     Single-parameter models carry their noise details, the confidence in their class and,
     with ``predict_at``, a prediction with its interval at that parameter value.
     """
-    impl = get_modeler(modeler) if isinstance(modeler, str) else modeler
-    if len(mset.parameters) > 1:
-        return _model_multi(mset, impl)
-    skipped: list[Skipped] = []
-    groups: dict[tuple[float, ...], list[Kernel]] = defaultdict(list)
-    for kernel in mset.kernels:
-        problems = kernel_problems(kernel)
-        if problems:
-            skipped.append(Skipped(kernel.name, kernel.metric, tuple(problems)))
-            continue
-        xs = tuple(sorted(p.at[0] for p in kernel.points))
-        groups[xs].append(kernel)
-    param = mset.parameters[0]
-    fitted: dict[tuple[str, str], Model] = {}
-    for xs, kernels in groups.items():
-        x = np.array(xs)
-        stats = _kernels_noise(kernels)
-        y = np.array([s.medians for s in stats])
-        rrd = np.array([np.nan if s.rrd is None else s.rrd for s in stats])
-        sigma = np.array([np.nan if s.sigma is None else s.sigma for s in stats])
+    analyses = analyze(mset, modeler, predict_at, level, settings)
+    models = tuple(a.model for a in analyses if a.model is not None)
+    skipped = tuple(
+        Skipped(a.kernel.name, a.kernel.metric, a.problems) for a in analyses if a.model is None
+    )
+    return ModelingResult(models, skipped)
 
-        if isinstance(impl, PenalizedModeler) and impl == REFERENCE:
-            fits, singles = impl.fit_with_singles(x, y)
-        else:
-            fits, singles = impl.fit(x, y, rrd), None
-        drifts = find_drift(x, y, fits, sigma)
-        segmentations = _segments(x, y, kernels, fits, sigma, impl)
-        assessed = assess(x, y, fits, sigma, at=predict_at, level=level, singles=singles)
-        rows = zip(kernels, fits, drifts, segmentations, stats, assessed)
-        for kernel, fit, drift, seg, st, (conf, pred) in rows:
-            extras: dict[str, Any] = {
-                "noise_detail": Deferred(_noise_json, param, xs, st),
-                "confidence": Deferred(_confidence_json, param, conf),
-                "drift": None if drift is None else _drift_json(param, xs, drift),
-                "segments": [] if seg is None else [seg.to_json(param, kernel.metric)],
-            }
-            if pred is not None:
-                extras["prediction"] = Deferred(_prediction_json, param, pred)
-            fitted[kernel.key] = _to_model(kernel, param, fit, st.rrd, extras)
-    ordered = tuple(fitted[k.key] for k in mset.kernels if k.key in fitted)
-    return ModelingResult(ordered, tuple(skipped))
+
+@dataclass(frozen=True)
+class KernelAnalysis:
+    """One kernel: its lines of evidence, its model (None, with the problems, if it has none)."""
+
+    kernel: Kernel
+    lines: tuple[LineEvidence, ...]
+    model: Model | None
+    problems: tuple[str, ...] = ()
+
+
+def analyze(
+    mset: MeasurementSet,
+    modeler: str | Modeler = "default",
+    predict_at: float | None = None,
+    level: float = 0.9,
+    settings: EvidenceSettings | None = None,
+) -> list[KernelAnalysis]:
+    """The one analysis of every kernel of ``mset``, in its order."""
+    impl = get_modeler(modeler) if isinstance(modeler, str) else modeler
+    params = tuple(mset.parameters)
+    problems = {k.key: tuple(kernel_problems(k)) for k in mset.kernels}
+    lines = {k.key: kernel_lines(k, params) for k in mset.kernels if not problems[k.key]}
+    flat = [line for ls in lines.values() for line in ls]
+    evidence = iter(line_evidence(flat, settings))
+    by_kernel = {key: tuple(next(evidence) for _ in ls) for key, ls in lines.items()}
+    if len(params) > 1:
+        models = _model_multi(mset, impl, problems)
+    else:
+        models = _model_single(mset, impl, by_kernel, predict_at, level)
+    return [
+        KernelAnalysis(k, by_kernel.get(k.key, ()), models.get(k.key), problems[k.key])
+        for k in mset.kernels
+    ]
+
+
+def _model_single(
+    mset: MeasurementSet,
+    impl: Modeler,
+    lines: dict[tuple[str, str], tuple[LineEvidence, ...]],
+    predict_at: float | None,
+    level: float,
+) -> dict[tuple[str, str], Model]:
+    """Models of one-parameter kernels, one batch per shared evidence group."""
+    param = mset.parameters[0]
+    kernels = {k.key: k for k in mset.kernels}
+    groups: dict[int, list[tuple[Kernel, LineEvidence]]] = defaultdict(list)
+    for key, ls in lines.items():
+        if ls:
+            groups[id(ls[0].group)].append((kernels[key], ls[0]))
+    out: dict[tuple[str, str], Model] = {}
+    for members in groups.values():
+        ev = members[0][1].group.rows([le.row for _, le in members])
+        ks = [k for k, _ in members]
+        for kernel, model in zip(ks, _models_of(ev, ks, param, impl, predict_at, level)):
+            out[kernel.key] = model
+    return out
+
+
+def _models_of(
+    ev: Evidence,
+    kernels: list[Kernel],
+    param: str,
+    impl: Modeler,
+    predict_at: float | None,
+    level: float,
+) -> list[Model]:
+    """The models of kernels sharing their sizes: the evidence's own, or ``impl``'s."""
+    x, y = ev.x, ev.y
+    stats = _kernels_noise(kernels)
+    if isinstance(impl, EvidenceModeler):
+        fits = fits_of(ev, ev.best)
+    else:
+        rrd = np.array([np.nan if st.rrd is None else st.rrd for st in stats])
+        fits = impl.fit(x, y, rrd)
+    sigma = np.array([np.nan if st.sigma is None else st.sigma for st in stats])
+    drifts = find_drift(x, y, fits, sigma)
+    segmentations = _segments(x, y, kernels, fits, sigma, impl)
+    confs = confidences(ev, [lead(f) for f in fits])
+    preds: list[Prediction | None] = [None] * len(kernels)
+    if predict_at is not None:
+        value = evaluate_fits(fits, np.array([predict_at]))[:, 0]
+        preds = list(predictions(ev, value, predict_at, level))
+    xs = tuple(float(v) for v in x)
+    models = []
+    for kernel, fit, drift, seg, st, conf, pred in zip(
+        kernels, fits, drifts, segmentations, stats, confs, preds
+    ):
+        extras: dict[str, Any] = {
+            "noise_detail": Deferred(_noise_json, param, xs, st),
+            "confidence": Deferred(_confidence_json, param, conf),
+            "drift": None if drift is None else _drift_json(param, xs, drift),
+            "segments": [] if seg is None else [seg.to_json(param, kernel.metric)],
+        }
+        if pred is not None:
+            extras["prediction"] = Deferred(_prediction_json, param, pred)
+        models.append(_to_model(kernel, param, fit, st.rrd, extras))
+    return models
 
 
 def _segments(
@@ -150,8 +226,8 @@ def _segments(
 ) -> list[Segmentation | None]:
     """Changes of behaviour inside the range, for kernels the model misfits.
 
-    The search costs ~10 ms a kernel, so it runs only where the model misses the medians
-    by more than SEGMENT_MISFIT times their noise (mean squared, in noise units): on
+    The search costs ~10 ms a kernel, so it runs only where the model misses the point
+    values by more than SEGMENT_MISFIT times their noise (mean squared, in noise units): on
     seeded steps of x1.3-x2 in 6-10 sizes every detected break passed this filter.
     """
     out: list[Segmentation | None] = [None] * len(kernels)
@@ -254,20 +330,25 @@ def _prediction_json(param: str, pred: Prediction) -> dict[str, Any]:
     }
 
 
-def _model_multi(mset: MeasurementSet, impl: Modeler) -> ModelingResult:
-    """Several parameters: lines of points per parameter, then their combinations."""
-    models: list[Model] = []
-    skipped: list[Skipped] = []
-    results = model_multi_parameter(mset.kernels, tuple(mset.parameters), impl)
+def _model_multi(
+    mset: MeasurementSet, impl: Modeler, problems: dict[tuple[str, str], tuple[str, ...]]
+) -> dict[tuple[str, str], Model]:
+    """Several parameters: lines of points per parameter, then their combinations.
+
+    Kernels without a model get their reasons added to ``problems``.
+    """
+    line_modeler = PenalizedModeler() if isinstance(impl, EvidenceModeler) else impl
+    models: dict[tuple[str, str], Model] = {}
+    results = model_multi_parameter(mset.kernels, tuple(mset.parameters), line_modeler)
     for kernel, result in zip(mset.kernels, results):
         if isinstance(result, Model):
             # The same added fields as one-parameter models; the per-class confidence,
             # drift and segment checks are one-parameter analyses (null / empty here).
             extras = {"noise_detail": None, "confidence": None, "drift": None, "segments": []}
-            models.append(dataclasses.replace(result, extras={**extras, **result.extras}))
+            models[kernel.key] = dataclasses.replace(result, extras={**extras, **result.extras})
         else:
-            skipped.append(Skipped(kernel.name, kernel.metric, tuple(result)))
-    return ModelingResult(tuple(models), tuple(skipped))
+            problems[kernel.key] = problems[kernel.key] or tuple(result)
+    return models
 
 
 def _to_model(

@@ -37,15 +37,18 @@ class BatchFit:
     valid: np.ndarray  # (K, H): the system was solvable and finite
 
 
-def fit_batch(design: np.ndarray, y: np.ndarray, loo: bool = True) -> BatchFit:
+def fit_batch(
+    design: np.ndarray, y: np.ndarray, loo: bool = True, variance: np.ndarray | None = None
+) -> BatchFit:
     """Fit y (K, P) against designs (H, P, m) or per-kernel designs (K, H, P, m).
 
-    ``loo=False`` skips the leave-one-out predictions (returned as NaN) for speed.
+    ``loo=False`` skips the leave-one-out predictions (returned as NaN) for speed;
+    ``variance`` (K, P) scales each point's relative error (1 everywhere by default).
     """
     y = np.asarray(y, dtype=float)
     if design.ndim == 3:
         design = design[None]
-    w = 1.0 / y**2
+    w = 1.0 / y**2 if variance is None else 1.0 / (y**2 * variance)
     root = np.sqrt(w)
     # Weighted rows, then unit-norm columns: the normal matrix gets a unit diagonal, so
     # relative weights spanning many decades do not make the solve ill-conditioned.

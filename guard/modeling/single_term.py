@@ -22,9 +22,14 @@ class SingleTermFits:
     smape: np.ndarray  # (K, H)
 
 
-def relative_rss(y: np.ndarray, predicted: np.ndarray) -> np.ndarray:
-    """Sum over points of ((y - f) / y)^2."""
-    return (((y[:, None, :] - predicted) / y[:, None, :]) ** 2).sum(-1)
+def relative_rss(
+    y: np.ndarray, predicted: np.ndarray, variance: np.ndarray | None = None
+) -> np.ndarray:
+    """Sum over points of ((y - f) / y)^2, each point divided by its variance factor (K, P)."""
+    r2 = ((y[:, None, :] - predicted) / y[:, None, :]) ** 2
+    if variance is not None:
+        r2 = r2 / variance[:, None, :]
+    return r2.sum(-1)
 
 
 def fit_single_terms(
@@ -33,6 +38,7 @@ def fit_single_terms(
     alpha: np.ndarray,
     beta: np.ndarray,
     nonnegative_constant: bool = True,
+    variance: np.ndarray | None = None,
 ) -> SingleTermFits:
     """Fit every kernel row of y (K, P) against every (alpha, beta) pair (H).
 
@@ -47,7 +53,7 @@ def fit_single_terms(
     else:
         k, h = np.shape(alpha)
         t = power_log_basis(x, np.ravel(alpha), np.ravel(beta)).reshape(k, h, -1)
-    c0, c1, c1_origin, valid = _weighted_lines(t, y)
+    c0, c1, c1_origin, valid = _weighted_lines(t, y, variance)
     if nonnegative_constant:
         neg = c0 < 0
         c0 = np.where(neg, 0.0, c0)
@@ -55,7 +61,7 @@ def fit_single_terms(
     with np.errstate(invalid="ignore", over="ignore"):
         pred = c0[..., None] + c1[..., None] * t
     feasible = valid & (c1 > 0) & np.isfinite(pred).all(-1)
-    rss = np.where(feasible, relative_rss(y, pred), np.inf)
+    rss = np.where(feasible, relative_rss(y, pred, variance), np.inf)
     return SingleTermFits(
         c0=c0,
         c1=c1,
@@ -64,7 +70,9 @@ def fit_single_terms(
     )
 
 
-def _weighted_lines(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
+def _weighted_lines(
+    t: np.ndarray, y: np.ndarray, variance: np.ndarray | None = None
+) -> tuple[np.ndarray, ...]:
     """Closed-form relative-weighted fits of y ~ c0 + c1*t and y ~ c1*t for all (K, H).
 
     t is (H, P) shared by all kernels or (K, H, P).  The five weighted sums of the 2x2
@@ -76,7 +84,7 @@ def _weighted_lines(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
     ts = t / t_max
     y_max = np.max(y, axis=-1, keepdims=True)
     ys = y / y_max
-    w = 1.0 / ys**2
+    w = 1.0 / ys**2 if variance is None else 1.0 / (ys**2 * variance)
     wy = w * ys
     if ts.ndim == 2:
         s1, s2, sty = w @ ts.T, w @ (ts * ts).T, wy @ ts.T
@@ -95,12 +103,14 @@ def _weighted_lines(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
     return c0, c1, c1_origin, valid
 
 
-def fit_constant(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fit_constant(
+    y: np.ndarray, variance: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Best constant per kernel under relative weights: (value, relative RSS, SMAPE)."""
-    fit = fit_batch(np.ones((1, y.shape[1], 1)), y, loo=False)
+    fit = fit_batch(np.ones((1, y.shape[1], 1)), y, loo=False, variance=variance)
     return (
         fit.coefficients[:, 0, 0],
-        relative_rss(y, fit.predicted)[:, 0],
+        relative_rss(y, fit.predicted, variance)[:, 0],
         smape(y, fit.predicted[:, 0, :]),
     )
 

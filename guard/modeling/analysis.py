@@ -1,0 +1,137 @@
+"""One analysis per kernel: the evidence, the model and the class every view reads.
+
+Kernels are analysed in batches: every line of points (one parameter varying, the others
+fixed) that shares its sizes with others is one row of one ``Evidence``.  A
+single-parameter kernel's model *is* its evidence's most likely hypothesis (of its most
+likely class), so the class in the table, the probabilities in the JSON and the classes in
+a verdict's reasons cannot disagree.  A multi-parameter kernel gets its model from the
+multi-parameter modeler and one line of evidence per parameter for the gate.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..measurements import Kernel
+from .evidence import (
+    Evidence,
+    EvidenceSettings,
+    class_evidence,
+    drift_excess,
+    pad_values,
+    point_values,
+    point_variance,
+    pooled_drift,
+    pooled_noise,
+    repetition_stats,
+)
+from .lines import Line, kernel_line
+from .result import Fitted
+
+__all__ = ["LineEvidence", "MIN_LINE_POINTS", "fits_of", "line_evidence", "kernel_lines"]
+
+MIN_LINE_POINTS = 4
+
+
+@dataclass(frozen=True)
+class LineEvidence:
+    """One line of one kernel and its row of a batch's evidence."""
+
+    line: Line
+    group: Evidence
+    row: int
+
+    @functools.cached_property
+    def evidence(self) -> Evidence:
+        """This line's evidence alone (K = 1)."""
+        return self.group.rows([self.row])
+
+    @property
+    def parameter(self) -> str:
+        return self.line.parameter
+
+
+def kernel_lines(kernel: Kernel, parameters: tuple[str, ...]) -> list[Line]:
+    """The longest line along each parameter with at least MIN_LINE_POINTS points."""
+    out = []
+    for parameter in parameters:
+        line = kernel_line(kernel, parameters, parameter)
+        if line is not None and len(line.x) >= MIN_LINE_POINTS:
+            out.append(line)
+    return out
+
+
+def line_evidence(
+    lines: Sequence[Line], settings: EvidenceSettings | None = None
+) -> list[LineEvidence]:
+    """Evidence for every line, batched by shared sizes (same order as ``lines``)."""
+    s = settings or EvidenceSettings()
+    groups: dict[tuple[float, ...], list[int]] = defaultdict(list)
+    for i, line in enumerate(lines):
+        groups[line.x].append(i)
+    prepared = []
+    for xs, members in groups.items():
+        width = max(len(v) for i in members for v in lines[i].values)
+        values = np.stack([pad_values(lines[i].values, width) for i in members])
+        noise, reps = repetition_stats(values)
+        y = point_values(values, noise, s.clip)
+        dof = (np.isfinite(values).sum(-1) - 1).clip(min=0).sum(-1)
+        prepared.append([np.array(xs), members, y, noise, reps, dof, values])
+    if prepared:
+        shrunk = pooled_noise(*(np.concatenate([g[i] for g in prepared]) for i in (3, 5)))
+        for g, part in zip(prepared, np.split(shrunk, np.cumsum([len(g[1]) for g in prepared]))):
+            g[3] = part
+            g[6] = point_variance(g[6], part)
+    excess = np.concatenate(
+        [drift_excess(x, y, noise, reps, v) for x, _, y, noise, reps, _, v in prepared] or [[]]
+    )
+    out: list[LineEvidence | None] = [None] * len(lines)
+    for x, members, y, noise, reps, _, variance in prepared:
+        drift = pooled_drift(excess, noise, s)
+        ev = class_evidence(x, y, noise, reps, s, variance, drift)
+        for row, i in enumerate(members):
+            out[i] = LineEvidence(lines[i], ev, row)
+    return [le for le in out if le is not None]
+
+
+def fits_of(ev: Evidence, hypotheses: np.ndarray) -> list[Fitted]:
+    """The fits of one hypothesis per kernel, as modelers return them."""
+    out = []
+    for k, h in enumerate(hypotheses):
+        terms = tuple((c, a, b) for c, a, b in ev.terms(k, int(h)))
+        pred = ev.fitted(k, int(h))
+        y = ev.y[k]
+        smape = float(np.mean(np.abs(y - pred) / ((np.abs(y) + np.abs(pred)) / 2)) * 100)
+        out.append(Fitted(float(ev.coef[k, h, 0]), terms, smape))
+    return out
+
+
+def lead(fit: Fitted) -> tuple[Fraction, Fraction]:
+    """Highest (alpha, beta) among a fit's growing terms; (0, 0) for a constant."""
+    growing = [(a, b) for c, a, b in fit.terms if c > 0 and (a, b) > (0, 0)]
+    return max(growing, default=(Fraction(0), Fraction(0)))
+
+
+@dataclass(frozen=True)
+class EvidenceModeler:
+    """The default modeler: each kernel's most likely hypothesis under the evidence.
+
+    ``fit`` sees only point values (no repetitions), so the noise is left to the profile
+    likelihood; ``analyze`` feeds the evidence the repetitions instead.
+    """
+
+    settings: EvidenceSettings = EvidenceSettings()
+    name: str = "default"
+
+    def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
+        """Model every row of y (K, P) measured at x (P,)."""
+        y = np.asarray(y, dtype=float)
+        k = len(y)
+        ev = class_evidence(x, y, np.full(k, np.nan), np.ones(k), self.settings)
+        return fits_of(ev, ev.best)

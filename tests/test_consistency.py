@@ -1,0 +1,148 @@
+"""The report never contradicts itself: one analysis behind the table, the JSON and the reasons.
+
+Generated baseline/candidate pairs (any two classes, overhead, crossover at the top, noise)
+are checked in both modes; for every verdict:
+
+* the class the table shows is the class the reasons name ("... measured", "... now"), and
+  the baseline class a reason names is the baseline model's class;
+* a failed bound has its shown class outside the bound, and a shown class outside the
+  bound never passes quietly;
+* a regression fail has a shown class above the baseline's, and shown growth never
+  passes quietly;
+* the model's growing term is visible inside the measured range, so it cannot drive the
+  change at the target.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from guard.checking.check import CheckOptions, ExpectationRule, check
+from guard.checking.expectation import parse_class, parse_expectation
+from guard.checking.verdicts import Verdict
+from guard.measurements import Kernel, MeasurementSet, Point
+from guard.modeling import analyze
+
+CLASSES = {
+    "1": (0.0, 0),
+    "log n": (0.0, 1),
+    "n^0.5": (0.5, 0),
+    "n": (1.0, 0),
+    "n log n": (1.0, 1),
+    "n^1.5": (1.5, 0),
+    "n^2": (2.0, 0),
+    "n^2 log n": (2.0, 1),
+    "n^3": (3.0, 0),
+}
+SIZES = 1000.0 * 2.0 ** np.arange(6)
+
+
+def curve(name: str) -> np.ndarray:
+    a, b = CLASSES[name]
+    g = SIZES**a * np.log2(SIZES) ** b
+    return g / g[-1]
+
+
+def measure(clean: np.ndarray, jitter: float, rng: np.random.Generator) -> np.ndarray:
+    drift = np.exp(0.5 * jitter * rng.standard_normal(len(clean)))
+    values = clean[:, None] * drift[:, None] * np.exp(jitter * rng.standard_normal((6, 5)))
+    hit = rng.random(values.shape) < 0.05
+    return np.where(hit, values * rng.uniform(1.5, 3.0, values.shape), values)
+
+
+def one_kernel(values: np.ndarray) -> MeasurementSet:
+    points = tuple(Point((x,), tuple(v)) for x, v in zip(SIZES, values))
+    return MeasurementSet(("n",), (Kernel("k", "time", points),))
+
+
+case = st.fixed_dictionaries(
+    {
+        "base": st.sampled_from(sorted(CLASSES)),
+        "cand": st.sampled_from(sorted(CLASSES)),
+        "overhead": st.floats(0.05, 0.6),
+        "top": st.floats(0.8, 2.5),
+        "jitter": st.sampled_from([0.01, 0.03, 0.1, 0.2, 0.35]),
+        "seed": st.integers(0, 2**32 - 1),
+    }
+)
+
+
+def build(c: dict) -> tuple[MeasurementSet, MeasurementSet]:
+    rng = np.random.default_rng(c["seed"])
+    base = c["overhead"] + (1 - c["overhead"]) * curve(c["base"])
+    cand = c["overhead"] + max(c["top"] - c["overhead"], 0.02) * curve(c["cand"])
+    scale = 1e-4
+    return one_kernel(measure(scale * base, c["jitter"], rng)), one_kernel(
+        measure(scale * cand, c["jitter"], rng)
+    )
+
+
+def shown(v: Verdict) -> str:
+    assert v.model is not None
+    return v.model.complexity()[2:-1]
+
+
+def named(reason_text: str, pattern: str) -> str:
+    match = re.search(pattern, reason_text)
+    assert match, reason_text
+    return match.group(1)
+
+
+def same_class(a: str, b: str) -> bool:
+    return parse_class(a, ["n"]) == parse_class(b, ["n"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case)
+def test_regression_reports_agree_with_their_tables(c: dict) -> None:
+    base, cand = build(c)
+    (v,) = check(cand, base, CheckOptions()).verdicts
+    assert v.baseline_model is not None
+    before = v.baseline_model.complexity()[2:-1]
+    for r in v.reasons:
+        if r.kind in ("regression", "improvement"):
+            now = named(r.message, r"^(?:scales better: )?(.+?) now, ")
+            then = named(r.message, r" now, (.+?) in the baseline")
+            assert same_class(now, shown(v)), (r.message, shown(v))
+            assert same_class(then, before), (r.message, before)
+    grew = parse_class(before, ["n"]).lt(parse_class(shown(v), ["n"]))
+    if v.regression:
+        assert v.verdict == "fail" and grew
+    if grew:
+        assert v.verdict != "pass", v.reasons
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case)
+def test_bound_reports_agree_with_their_tables(c: dict) -> None:
+    _, cand = build(c)
+    bound = f"<= {c['base']}"
+    (v,) = check(cand, None, CheckOptions(rules=(ExpectationRule("*", bound),))).verdicts
+    expectation = parse_expectation(bound, ["n"])
+    outside = not expectation.admits(parse_class(shown(v), ["n"]))
+    for r in v.reasons:
+        if r.kind == "expectation":
+            assert same_class(named(r.message, r"^(.+?) measured, "), shown(v)), r.message
+    if v.violates_expectation:
+        assert v.verdict == "fail" and outside
+    if outside:
+        assert v.verdict != "pass", v.reasons
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case)
+def test_the_shown_term_is_visible_inside_the_measured_range(c: dict) -> None:
+    _, cand = build(c)
+    (a,) = analyze(cand)
+    model, ev = a.model, a.lines[0].evidence
+    assert model is not None
+    if not model.terms:
+        return
+    x = np.array([SIZES[0], SIZES[-1]])
+    rise = sum(t.coefficient * (t.basis({"n": x})[1] - t.basis({"n": x})[0]) for t in model.terms)
+    top = float(ev.y[0, -1])  # visibility is judged against the measured top value
+    assert rise / top >= ev.settings.visible * float(ev.sigma[0]) * (1 - 1e-9)
