@@ -49,6 +49,7 @@ from .modeling.predict import (
     predictions_json,
     train_predictors,
 )
+from .reporting.jsonl import dump_document
 from .reporting.markdown import render_report
 from .reporting.predictions import model_summary, predictions_table
 from .reporting.progress import RunProgress
@@ -128,7 +129,7 @@ def model_cmd(
     if not any(r.models for _, r in results):
         raise ModelingError("no kernel could be modelled (see the reasons above)")
     if as_json:
-        sys.stdout.write(json.dumps(_models_json(results), indent=1, ensure_ascii=False) + "\n")
+        dump_document(_models_json(results), "models", sys.stdout)
     else:
         _print_models_table(results, label)
         _print_advice(results)
@@ -372,7 +373,7 @@ def check_cmd(
         text = render_report(report, current_set, base_set, analytical=models)
         markdown.write_text(text, encoding="utf-8")
     if as_json:
-        sys.stdout.write(json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n")
+        dump_document(report.to_json(), "kernels", sys.stdout)
     else:
         _print_check(report)
     code = _check_exit_code(report)

@@ -7,7 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from guard.checking.check import CheckOptions, ExpectationRule, _held_out, check
+from guard.checking.batch import held_out_bounds
+from guard.checking.check import CheckOptions, ExpectationRule, check
 from guard.checking.evidence import leave_one_out
 from guard.measurements import Kernel, MeasurementSet, Point
 from guard.modeling.analysis import line_evidence
@@ -132,8 +133,8 @@ def test_a_line_of_four_sizes_is_not_held_out():
     line = Line("n", (), tuple(sizes), tuple(tuple(v) for v in values))
     (le,) = line_evidence([line])
     admitted = np.array([o <= (1, 0) for o in ORDERS])
-    held, size = _held_out(le, admitted, EvidenceSettings())
-    assert held == 1.0 and np.isnan(size)
+    (held,) = held_out_bounds([le], admitted[None, :])
+    assert held.probability == 1.0 and np.isnan(held.size)
 
 
 def test_max_class_is_held_out_the_same_way():

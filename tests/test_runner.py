@@ -256,3 +256,37 @@ def test_points_keep_growing_size_order_in_the_result(seed: int) -> None:
     mset = run([spec("a", 3)], executor, clock, budget=1000, seed=seed)
     assert sizes(mset, "a") == sorted(sizes(mset, "a"))
     assert all(math.isclose(v, linear(p.at[0])) for p in mset.kernels[0].points for v in p.values)
+
+
+def test_one_slow_first_execution_does_not_stop_the_pilot() -> None:
+    """A machine hiccup on the first execution at n=64 is timed again, not taken as the kernel."""
+    clock = FakeClock()
+
+    class Hiccup(FakeExecutor):
+        def measure(self, spec, point, warmup):
+            value = super().measure(spec, point, warmup)
+            first_at_64 = point[0] == 64.0 and sum(c[1] == 64.0 for c in self.calls) == 1
+            if first_at_64:
+                self.clock.now += 5.0  # the machine stalled for five seconds
+            return value
+
+    executor = Hiccup(clock, {"a": linear})
+    mset = run([spec("a")], executor, clock, budget=1000, size_limit=1.0)
+    assert sizes(mset, "a") == [s[0] for s in SIZES]
+    assert mset.run.errors == ()
+
+
+def test_a_benchmark_cut_short_below_five_sizes_is_an_error() -> None:
+    clock = FakeClock()
+
+    def steep(n: float) -> float:
+        return 1e-3 * (n / 16) ** 3  # 1 ms at n=16, 0.5 s at 128, 4 s at 256
+
+    executor = FakeExecutor(clock, {"steep": steep, "a": linear})
+    mset = run([spec("steep"), spec("a")], executor, clock, budget=1000, size_limit=1.0)
+    (error,) = mset.run.errors
+    assert (error.benchmark, error.kind) == ("steep", "too-few-sizes")
+    assert "measured 4 of 10 sizes (up to n=128)" in error.message
+    assert "run.size_limit (1 s)" in error.message
+    assert len(sizes(mset, "steep")) == 4  # what was measured is kept
+    assert sizes(mset, "a") == [s[0] for s in SIZES]

@@ -13,6 +13,7 @@ bound's order in that parameter.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,12 +23,12 @@ import numpy as np
 from ..errors import UsageError
 from ..measurements import MeasurementSet
 from ..modeling import KernelAnalysis, analyze
-from ..modeling.analysis import MIN_LINE_POINTS, LineEvidence
-from ..modeling.evidence import SPACE, Evidence, EvidenceSettings, class_evidence
+from ..modeling.analysis import LineEvidence
+from ..modeling.evidence import SPACE, Evidence, EvidenceSettings
 from ..modeling.pmnf import Model
+from .batch import Comparison, HeldOut, bound_probabilities, compare_pairs, held_out_bounds
 from .classes import GrowthClass
-from .evidence import CLASSES, RunComparison, compare_runs, leave_one_out
-from .evidence import probability_outside as _outside
+from .evidence import CLASSES
 from .expectation import Expectation, ExpectationError, parse_class, parse_expectation
 from .ranking import rank_kernels
 from .verdicts import CheckReport, Reason, Verdict
@@ -106,6 +107,7 @@ def check(
     now = _analyses(current, opts)
     before = _analyses(baseline, opts) if baseline is not None else {}
     judge = _Judge(current.parameters, opts, rules, ceiling)
+    judge.numbers = _prepare(now, before, judge)
     verdicts = [judge.verdict(a, before.get(a.kernel.key)) for a in now.values()]
     ranked = rank_kernels(verdicts, current.parameters, opts.target)
     notes = tuple(
@@ -123,6 +125,54 @@ def _analyses(mset: MeasurementSet, opts: CheckOptions) -> dict[tuple[str, str],
     return {a.kernel.key: a for a in analyses}
 
 
+_BoundKey = tuple[tuple[str, str], str, str]  # (kernel key, kind, parameter)
+
+
+@dataclass(frozen=True)
+class _Numbers:
+    """The batched statistics of a check (batch.py), looked up by kernel and line."""
+
+    bounds: dict[_BoundKey, tuple[float, HeldOut | None]]
+    comparisons: dict[tuple[tuple[str, str], str], Comparison]
+
+
+def _prepare(
+    now: dict[tuple[str, str], KernelAnalysis],
+    before: dict[tuple[str, str], KernelAnalysis],
+    judge: _Judge,
+) -> _Numbers:
+    """Bound probabilities, held-out sizes and baseline comparisons for every kernel."""
+    keys: list[_BoundKey] = []
+    lines: list[LineEvidence] = []
+    masks: list[np.ndarray] = []
+    pairs: list[tuple[LineEvidence, LineEvidence]] = []
+    pair_keys: list[tuple[tuple[str, str], str]] = []
+    for key, a in now.items():
+        if a.model is None:
+            continue
+        for kind, bound in judge.bounds_for(a.kernel.name):
+            for le in a.lines:
+                keys.append((key, kind, le.parameter))
+                lines.append(le)
+                masks.append(judge.admitted(le.parameter, bound))
+        for cand, base in _paired(list(a.lines), before.get(key)):
+            pairs.append((cand, base))
+            pair_keys.append((key, cand.parameter))
+    settings = judge.opts.settings
+    admitted = np.array(masks).reshape(len(masks), len(CLASSES))
+    p = bound_probabilities(lines, admitted, settings)
+    decisive = [
+        i
+        for i in range(len(lines))
+        if p[i] >= judge.opts.confidence and not admitted[i, _shown(lines[i])]
+    ]
+    held = held_out_bounds([lines[i] for i in decisive], admitted[decisive])
+    held_by = dict(zip(decisive, held))
+    bounds = {k: (float(p[i]), held_by.get(i)) for i, k in enumerate(keys)}
+    compared = compare_pairs(pairs, settings, judge.opts.confidence)
+    return _Numbers(bounds, dict(zip(pair_keys, compared)))
+
+
 class _Judge:
     """Turns one kernel's evidence into a verdict under the check's options."""
 
@@ -137,6 +187,13 @@ class _Judge:
         self.opts = opts
         self.rules = rules
         self.ceiling = ceiling
+        self.numbers = _Numbers({}, {})
+        self._admitted_cache: dict[tuple[str, str, str], np.ndarray] = {}
+
+    def bounds_for(self, name: str) -> list[tuple[str, Expectation]]:
+        """The kernel's declared bound and the global ceiling, with their kinds."""
+        found = [("expectation", self.expectation_for(name)), ("max_class", self.ceiling)]
+        return [(kind, bound) for kind, bound in found if bound is not None]
 
     def expectation_for(self, name: str) -> Expectation | None:
         for rule, expectation in self.rules:
@@ -158,14 +215,11 @@ class _Judge:
         base_lines = _paired(lines, before)
         findings = _Findings(self.opts.confidence, self.opts.suggestive)
         probabilities: dict[str, float] = {}
-        if expectation is not None:
-            p = self._bound(lines, expectation, "expectation", findings)
-            probabilities["violation"] = p
-        if self.ceiling is not None:
-            p = self._bound(lines, self.ceiling, "max_class", findings)
-            probabilities["max_class"] = p
+        for kind, bound in self.bounds_for(kernel.name):
+            p = self._bound(kernel.key, lines, bound, kind, findings)
+            probabilities["violation" if kind == "expectation" else kind] = p
         if base_lines:
-            reg, imp = self._regression(base_lines, findings)
+            reg, imp = self._regression(kernel.key, base_lines, findings)
             probabilities.update(regression=reg, improvement=imp)
         change = self._change(model, base, lines, base_lines, findings)
         if before is not None and base is None:
@@ -189,7 +243,13 @@ class _Judge:
 
     # ------------------------------------------------------------------ bounds
 
-    def _admitted(self, parameter: str, expectation: Expectation) -> np.ndarray:
+    def admitted(self, parameter: str, expectation: Expectation) -> np.ndarray:
+        key = (parameter, expectation.op, expectation.describe())
+        if key not in self._admitted_cache:
+            self._admitted_cache[key] = self._admits(parameter, expectation)
+        return self._admitted_cache[key]
+
+    def _admits(self, parameter: str, expectation: Expectation) -> np.ndarray:
         if len(self.parameters) == 1:
             classes = [GrowthClass.from_orders({parameter: o}) for o in CLASSES]
             return np.array([expectation.admits(c) for c in classes])
@@ -199,7 +259,12 @@ class _Judge:
         return np.array([o <= bound for o in CLASSES])
 
     def _bound(
-        self, lines: list[LineEvidence], expectation: Expectation, kind: str, findings: _Findings
+        self,
+        key: tuple[str, str],
+        lines: list[LineEvidence],
+        expectation: Expectation,
+        kind: str,
+        findings: _Findings,
     ) -> float:
         """P(the bound is exceeded) along the most damning line; adds the finding.
 
@@ -213,16 +278,17 @@ class _Judge:
             return math.nan
         scored = []
         for le in lines:
-            admitted = self._admitted(le.line.parameter, expectation)
-            scored.append((float(_outside(le.evidence, admitted)[0]), le, admitted))
+            admitted = self.admitted(le.line.parameter, expectation)
+            p, held_out = self.numbers.bounds[key, kind, le.parameter]
+            scored.append((p, le, admitted, held_out))
         scored.sort(key=lambda item: -item[0])  # stable: ties keep the lines' order
         hinge = None
-        for p, le, admitted in scored:
+        for p, le, admitted, held_out in scored:
             if not p >= self.opts.confidence:
                 break
-            if admitted[_shown(le.evidence)]:
+            if admitted[_shown(le)] or held_out is None:
                 continue  # decisive mass outside, yet the class a person reads is inside
-            held, at = _held_out(le, admitted, self.opts.settings)
+            held, at = held_out.probability, held_out.size
             if held >= self.opts.settings.held_out:
                 findings.add(kind, p, _bound_message(le, admitted, expectation, p, kind))
                 return p
@@ -237,13 +303,13 @@ class _Judge:
             )
             findings.undecide(Reason(kind, message))
             return held
-        p, le, admitted = scored[0]
+        p, le, admitted, _ = scored[0]
         message = _bound_message(le, admitted, expectation, p, kind)
-        shown_outside = [s for s in scored if not s[2][_shown(s[1].evidence)]]
+        shown_outside = [s for s in scored if not s[2][_shown(s[1])]]
         if p >= self.opts.confidence or (p < self.opts.suggestive and shown_outside):
             # A class that reads above the bound never passes quietly, and a decisive
             # probability whose likeliest class is inside never fails.
-            p, le, admitted = (shown_outside or scored)[0]
+            p, le, admitted, _ = (shown_outside or scored)[0]
             message = _bound_message(le, admitted, expectation, p, kind)
             findings.undecide(Reason(kind, f"{message} (not enough to fail)"))
             return p
@@ -254,6 +320,7 @@ class _Judge:
 
     def _regression(
         self,
+        key: tuple[str, str],
         pairs: list[tuple[LineEvidence, LineEvidence]],
         findings: _Findings,
     ) -> tuple[float, float]:
@@ -264,9 +331,9 @@ class _Judge:
         inconclusive and names that size.
         """
         settings = self.opts.settings
-        results = [compare_runs(b.evidence, c.evidence, settings) for c, b in pairs]
-        regs = [float(r.regression[0]) for r in results]
-        imps = [float(r.improvement[0]) for r in results]
+        results = [self.numbers.comparisons[key, c.parameter] for c, _ in pairs]
+        regs = [r.regression for r in results]
+        imps = [r.improvement for r in results]
         i = int(np.argmax(regs))
         p = regs[i]
         message = _pair_message(pairs[i], results[i], p, "regression")
@@ -274,7 +341,8 @@ class _Judge:
             # Decisive odds but the two runs' own classes read the same: say so, do not fail.
             findings.undecide(Reason("regression", f"{message} (not enough to fail)"))
         elif p >= self.opts.confidence:
-            held, at = _held_out_pair(pairs[i], settings)
+            held_out = results[i].held_out or HeldOut(1.0, math.nan)
+            held, at = held_out.probability, held_out.size
             if held >= settings.held_out:
                 findings.add("regression", p, message)
             else:
@@ -340,56 +408,9 @@ def _paired(
     return [(le, base[le.parameter]) for le in lines if le.parameter in base]
 
 
-def _classes_grew(result: RunComparison) -> bool:
+def _classes_grew(result: Comparison) -> bool:
     """The candidate's own likeliest class is above the baseline's."""
-    return bool(result.cand_class[0] > result.base_class[0])
-
-
-def _held_out_pair(
-    pair: tuple[LineEvidence, LineEvidence], settings: EvidenceSettings
-) -> tuple[float, float]:
-    """The smallest P(the class grew) with one shared size left out of both runs, and it.
-
-    (1.0, nan) when no shared size can be left out without leaving too few points.
-    """
-    cand, base = pair[0].evidence, pair[1].evidence
-    shared = np.intersect1d(cand.x, base.x)
-    if min(len(cand.x), len(base.x)) <= MIN_LINE_POINTS or not len(shared):
-        return 1.0, math.nan
-    held = []
-    for x in shared:
-        c = _without(cand, x)
-        b = _without(base, x)
-        held.append(float(compare_runs(b, c, settings).regression[0]))
-    i = int(np.argmin(held))
-    return held[i], float(shared[i])
-
-
-def _without(ev: Evidence, x: float) -> Evidence:
-    keep = ev.x != x
-    return class_evidence(
-        ev.x[keep],
-        ev.y[:, keep],
-        ev.noise,
-        ev.repetitions,
-        ev.settings,
-        ev.variance[:, keep],
-        ev.drift,
-    )
-
-
-def _held_out(
-    le: LineEvidence, admitted: np.ndarray, settings: EvidenceSettings
-) -> tuple[float, float]:
-    """The smallest P(outside the admitted classes) with one size left out, and that size.
-
-    (1.0, nan) when leaving a size out would leave fewer than MIN_LINE_POINTS.
-    """
-    if len(le.line.x) <= MIN_LINE_POINTS:
-        return 1.0, math.nan
-    held = [float(_outside(ev, admitted)[0]) for ev in leave_one_out(le.evidence)]
-    i = int(np.argmin(held))
-    return held[i], float(np.sort(le.evidence.x)[i])
+    return result.grew
 
 
 def _target_point(
@@ -438,12 +459,15 @@ def _percent(p: float) -> str:
     return ">99.9%" if p > 0.999 else f"{math.floor(p * 1000) / 10:.1f}%"
 
 
+@functools.lru_cache(maxsize=1024)
 def _class_text(parameter: str, h: int) -> str:
     return GrowthClass.from_orders({parameter: CLASSES[h]}).text()
 
 
-def _shown(ev: Evidence) -> int:
+def _shown(ev: Evidence | LineEvidence) -> int:
     """The class a person reads: the evidence's likeliest (the model's own)."""
+    if isinstance(ev, LineEvidence):
+        return int(np.argmax(ev.group.class_log_weight[ev.row]))
     return int(np.argmax(ev.class_log_weight[0]))
 
 
@@ -473,24 +497,30 @@ def _bound_message(
     return text
 
 
-def _growth(ev: Evidence) -> float:
-    return float(ev.y[0, -1] / ev.y[0, 0])
+def _growth(le: LineEvidence) -> float:
+    """Largest over smallest size's value (the batch's sizes are ascending)."""
+    y = le.group.y[le.row]
+    order = np.argsort(le.group.x)
+    return float(y[order[-1]] / y[order[0]])
 
 
 def _pair_message(
-    pair: tuple[LineEvidence, LineEvidence], result: RunComparison, p: float, kind: str
+    pair: tuple[LineEvidence, LineEvidence],
+    result: Comparison,
+    p: float,
+    kind: str,
 ) -> str:
     cand, base = pair
     param = cand.line.parameter
-    now = _class_text(param, int(result.cand_class[0]))
-    before = _class_text(param, int(result.base_class[0]))
+    now = _class_text(param, result.cand_class)
+    before = _class_text(param, result.base_class)
     if kind == "improvement":
         return f"scales better: {now} now, {before} in the baseline ({_percent(p)} confident)"
     lo, hi = cand.line.x[0], cand.line.x[-1]
     return (
         f"{now} now, {before} in the baseline; {_percent(p)} confident that it grows faster; "
-        f"from {param}={lo:g} to {hi:g} it grows x{_growth(cand.evidence):.2f}, "
-        f"the baseline x{_growth(base.evidence):.2f}"
+        f"from {param}={lo:g} to {hi:g} it grows x{_growth(cand):.2f}, "
+        f"the baseline x{_growth(base):.2f}"
     )
 
 

@@ -18,16 +18,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
+from ..modeling.analysis import LineEvidence
 from ..modeling.evidence import CLASSES, Evidence, EvidenceSettings, class_evidence
 
 _SHARE_ERROR = 1.2  # sd of a log share per unit of 1 / (growth in per-point errors)
 
+_CHUNK = 256  # kernel pairs per joint posterior: (K, C, C) floats stay a few MB
+
 __all__ = [
     "CLASSES",
+    "ClassPosterior",
+    "ClassView",
     "RunComparison",
     "compare_runs",
     "leave_one_out",
@@ -35,7 +42,52 @@ __all__ = [
 ]
 
 
-def probability_outside(evidence: Evidence, admitted: np.ndarray) -> np.ndarray:
+class ClassPosterior(Protocol):
+    """What verdicts read of an analysis: class-level arrays (K, C) and the settings."""
+
+    kernels: int
+    class_log_weight: np.ndarray
+    class_probabilities: np.ndarray
+    class_prior: np.ndarray
+    class_shares: tuple[np.ndarray, np.ndarray]
+    settings: EvidenceSettings
+
+
+@dataclass(frozen=True)
+class ClassView:
+    """The class-level posterior of lines from any batches, stacked (K, C) each."""
+
+    class_log_weight: np.ndarray
+    class_probabilities: np.ndarray
+    class_prior: np.ndarray
+    class_shares: tuple[np.ndarray, np.ndarray]
+    settings: EvidenceSettings
+
+    @property
+    def kernels(self) -> int:
+        return len(self.class_log_weight)
+
+    @classmethod
+    def of(cls, lines: Sequence[LineEvidence], settings: EvidenceSettings) -> ClassView:
+        """Gather the lines' rows from their batches' (cached) class arrays."""
+
+        def gather(name: str) -> np.ndarray:
+            return np.array([getattr(le.group, name)[le.row] for le in lines]).reshape(
+                len(lines), len(CLASSES)
+            )
+
+        shares = np.array([le.group.class_shares[0][le.row] for le in lines])
+        growth = np.array([le.group.class_shares[1][le.row] for le in lines])
+        return cls(
+            gather("class_log_weight"),
+            gather("class_probabilities"),
+            gather("class_prior"),
+            (shares.reshape(len(lines), -1), growth.reshape(len(lines), -1)),
+            settings,
+        )
+
+
+def probability_outside(evidence: ClassPosterior, admitted: np.ndarray) -> np.ndarray:
     """Posterior probability (K,) that the class is not admitted; admitted (C,) or (K, C).
 
     The class prior puts more mass above a low bound the more classes there are above it;
@@ -90,7 +142,7 @@ class RunComparison:
     cand_class: np.ndarray
 
 
-def _share_penalty(base: Evidence, cand: Evidence, s: EvidenceSettings) -> np.ndarray:
+def _share_penalty(base: ClassPosterior, cand: ClassPosterior, s: EvidenceSettings) -> np.ndarray:
     """log p(share gap | the class pair keeps the kernel) for every class pair (K, C, C).
 
     A kernel that keeps its class keeps its cost relative to the fixed overhead: the log
@@ -98,7 +150,7 @@ def _share_penalty(base: Evidence, cand: Evidence, s: EvidenceSettings) -> np.nd
     (1 - ``kept_share``) of any difference (an optimisation of the constant factor).  A
     constant has no share to keep: a pair with one is not penalised.
     """
-    (sb, gb), (sc, gc) = base.class_shares(), cand.class_shares()  # (K, C), NaN: constant
+    (sb, gb), (sc, gc) = base.class_shares, cand.class_shares  # (K, C), NaN: constant
     gap = sc[:, None, :] - sb[:, :, None]
     # a share is only known as well as its term is seen: about 1.2 / growth (in errors)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -122,10 +174,30 @@ def _share(joint: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def compare_runs(
-    base: Evidence, cand: Evidence, settings: EvidenceSettings | None = None
+    base: ClassPosterior, cand: ClassPosterior, settings: EvidenceSettings | None = None
 ) -> RunComparison:
     """Joint posterior over (baseline class, candidate class) pairs, kernels paired by row."""
     s = settings or EvidenceSettings()
+    parts = [_compare(_slice(base, i), _slice(cand, i), s) for i in range(0, base.kernels, _CHUNK)]
+    return RunComparison(*(np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS))
+
+
+_FIELDS = ("regression", "improvement", "base_class", "cand_class")
+
+
+def _slice(view: ClassPosterior, start: int) -> ClassView:
+    rows = slice(start, start + _CHUNK)
+    share, growth = view.class_shares
+    return ClassView(
+        view.class_log_weight[rows],
+        view.class_probabilities[rows],
+        view.class_prior[rows],
+        (share[rows], growth[rows]),
+        view.settings,
+    )
+
+
+def _compare(base: ClassView, cand: ClassView, s: EvidenceSettings) -> RunComparison:
     lb, lc = base.class_log_weight, cand.class_log_weight  # (K, C)
     joint = lb[:, :, None] + lc[:, None, :]
     penalty = _share_penalty(base, cand, s)

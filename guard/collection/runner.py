@@ -106,8 +106,36 @@ class _Run:
                     return
                 point = _Point(at)
                 bench.points.append(point)
-                if not self.measure(bench, point, bench.spec.warmup) or self.stop_growing(bench):
+                if not self.measure(bench, point, bench.spec.warmup) or self.should_stop(bench):
                     break
+
+    def should_stop(self, bench: _Bench) -> bool:
+        """Stop growing, but not on one slow execution: the size is timed again first."""
+        if not self.stop_growing(bench):
+            return False
+        point = bench.points[-1]
+        first = point.cost
+        if not self.measure(bench, point, 0):
+            return True
+        point.cost = min(first, point.cost)  # a hiccup of the machine is not the kernel
+        return self.stop_growing(bench)
+
+    def too_few_sizes(self) -> None:
+        """A benchmark left with fewer than MIN_POINTS sizes (of more) is an error, not data."""
+        for bench in self.live():
+            wanted = min(MIN_POINTS, len(bench.spec.points))
+            got = len(bench.points)
+            if got >= wanted:
+                continue
+            largest = format_at(bench.spec.parameters, bench.points[-1].at) if got else "-"
+            message = (
+                f"measured {got} of {len(bench.spec.points)} sizes (up to {largest}), "
+                f"{wanted} are needed to tell classes apart: the next size would exceed "
+                f"run.size_limit ({self.options.size_limit:g} s) or this benchmark's share "
+                "of the budget; raise them or start from smaller sizes"
+            )
+            bench.error = RunError(bench.spec.name, "too-few-sizes", message, None)
+            self.emit(RunEvent("error", bench.spec.name, largest, message=message))
 
     def stop_growing(self, bench: _Bench) -> bool:
         # The next size is predicted from the growth between the last two, so one
@@ -241,6 +269,7 @@ def run_benchmarks(
     interrupted = False
     try:
         state.pilot()
+        state.too_few_sizes()
         state.trim()
         checkpoint(state.result(run, True))
         state.rounds(lambda: checkpoint(state.result(run, True)))

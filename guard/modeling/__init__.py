@@ -20,7 +20,7 @@ from .adaptive import AdaptiveModeler
 from .analysis import EvidenceModeler, LineEvidence, fits_of, kernel_lines, lead, line_evidence
 from .confidence import Confidence, Prediction, confidences, predictions
 from .drift import Drift, find_drift
-from .evidence import Evidence, EvidenceSettings
+from .evidence import CLASSES, Evidence, EvidenceSettings
 from .exhaustive import ExhaustiveModeler
 from .multi_parameter import model_multi_parameter
 from .noise import (
@@ -312,12 +312,23 @@ def _order_json(param: str, order: tuple[Fraction, Fraction]) -> dict[str, str]:
 
 
 def _confidence_json(param: str, conf: Confidence) -> dict[str, Any]:
+    table = _class_table(param)
     return {
         "probability": conf.probability,
         "classes": [
-            {**_order_json(param, c.order), "probability": c.probability} for c in conf.classes
+            {
+                **(table[c.index] if c.index >= 0 else _order_json(param, c.order)),
+                "probability": c.probability,
+            }
+            for c in conf.classes
         ],
     }
+
+
+@functools.lru_cache(maxsize=64)
+def _class_table(param: str) -> tuple[dict[str, str], ...]:
+    """The models@1 class entry of every class the evidence knows, by index."""
+    return tuple(_order_json(param, order) for order in CLASSES)
 
 
 def _prediction_json(param: str, pred: Prediction) -> dict[str, Any]:

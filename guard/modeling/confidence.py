@@ -30,7 +30,6 @@ __all__ = [
 
 _MIN_REPORTED = 0.01
 _Order = tuple[Fraction, Fraction]
-_CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 
 
 @dataclass(frozen=True)
@@ -39,6 +38,7 @@ class ClassProbability:
 
     order: _Order
     probability: float
+    index: int = -1  # into modeling.evidence.CLASSES, where the class is one of them
 
 
 @dataclass(frozen=True)
@@ -69,15 +69,20 @@ def lead_of(fit: Fitted) -> _Order:
 def confidences(ev: Evidence, own: Sequence[_Order]) -> list[Confidence]:
     """Each kernel's probability of its own class, and the classes of 1% or more."""
     probs = np.round(ev.class_probabilities, 4)
+    index = {(float(a), float(b)): i for i, (a, b) in enumerate(CLASSES)}  # floats hash fast
+    own_i = np.array([index.get((float(a), float(b)), -1) for a, b in own], dtype=int)
+    shown = (probs >= _MIN_REPORTED) | (np.arange(len(CLASSES))[None, :] == own_i[:, None])
+    rows = probs.tolist()
     out = []
-    for k, order in enumerate(own):
-        i = _CLASS_INDEX.get(order)
-        p_own = float(probs[k, i]) if i is not None else 0.0
-        listed = np.flatnonzero((probs[k] >= _MIN_REPORTED) | (np.arange(len(CLASSES)) == i))
-        listed = listed[np.lexsort((listed, -probs[k, listed]))]
-        classes = tuple(ClassProbability(CLASSES[j], float(probs[k, j])) for j in listed)
-        out.append(Confidence(p_own, classes))
+    for k, i in enumerate(own_i):
+        listed = sorted(np.flatnonzero(shown[k]).tolist(), key=lambda j: (-rows[k][j], j))
+        classes = tuple(_class_probability(j, rows[k][j]) for j in listed)
+        out.append(Confidence(rows[k][i] if i >= 0 else 0.0, classes))
     return out
+
+
+def _class_probability(j: int, p: float) -> ClassProbability:
+    return ClassProbability(CLASSES[j], p, j)
 
 
 def predictions(ev: Evidence, value: np.ndarray, at: float, level: float) -> list[Prediction]:
