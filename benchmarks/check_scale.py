@@ -78,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
             runs = [run_check(cand, base) for _ in range(args.repeat)]
             best = min(r[0] for r in runs)
             peak = max(r[1] for r in runs)
-            print(f"| {count:,} | {best:.2f} | {1000 * best / count:.2f} | {peak:.0f} |", flush=True)
+            print(
+                f"| {count:,} | {best:.2f} | {1000 * best / count:.2f} | {peak:.0f} |", flush=True
+            )
     return 0
 
 
