@@ -22,7 +22,7 @@ import requests
 
 from .checking.check import CheckOptions
 from .checking.check import check as run_check
-from .checking.verdicts import CheckReport
+from .checking.verdicts import FAIL_ON, CheckReport
 from .config import Config, analytical_models, load_config
 from .errors import PerfguardError, UsageError
 from .formats import load as load_measurements
@@ -42,10 +42,9 @@ from .measurements import MeasurementSet
 from .reporting.markdown import render_report
 from .reporting.summary import shown_reasons
 
-__all__ = ["COMMENT_POLICIES", "FAIL_ON", "CiOptions", "CiResult", "run_ci", "publish", "exit_code"]
+__all__ = ["COMMENT_POLICIES", "FAIL_ON", "CiOptions", "CiResult", "run_ci", "publish"]
 
 COMMENT_POLICIES = ("always", "on-failure", "never")
-FAIL_ON = ("expectation", "regression", "any", "never")
 REPORT_DIR = Path(".perfguard/report")
 
 
@@ -151,20 +150,6 @@ def publish(folder: Path, context: ActionsContext | None, environ: Mapping[str, 
         raise UsageError(f"{folder}/pr.json names no pull request; nothing to comment on")
     result = _upsert(context, environ, number, body)
     return f"perfguard: comment {result.action}" + (f": {result.message}" if result.message else "")
-
-
-def exit_code(report: CheckReport, fail_on: str, strict: bool) -> int:
-    """1 when a failure of the kind ``fail_on`` names occurred, else 0 (3 for lost runs)."""
-    failed = [v for v in report.verdicts if v.verdict == "fail"]
-    wanted = {
-        "any": failed,
-        "expectation": [v for v in failed if v.violates_expectation],
-        "regression": [v for v in failed if v.regression],
-        "never": [],
-    }[fail_on]
-    if wanted or (strict and fail_on != "never" and report.status == "inconclusive"):
-        return 1
-    return 0
 
 
 def _baseline(

@@ -23,9 +23,8 @@ from . import __version__
 from . import formats as formats_mod
 from .checking.check import CheckOptions, ExpectationRule, parse_rules
 from .checking.check import check as run_check
-from .checking.verdicts import CheckReport
+from .checking.verdicts import CheckReport, exit_code
 from .ci import CiOptions, run_ci
-from .ci import exit_code as ci_exit_code
 from .ci import publish as publish_report
 from .collection.collect import collect, plan_benchmarks, run_options
 from .collection.merge import merge_sets
@@ -376,7 +375,7 @@ def check_cmd(
         dump_document(report.to_json(), "kernels", sys.stdout)
     else:
         _print_check(report)
-    code = _check_exit_code(report)
+    code = exit_code(report)
     if code == 0 and current_set.run.errors:
         code = 3  # a benchmark that did not run cannot pass
     raise typer.Exit(code)
@@ -464,13 +463,6 @@ def _parse_target(text: str) -> tuple[str, float]:
     if not sep or not name.strip() or not at > 0 or at == float("inf"):
         raise UsageError(f"--target wants NAME=SIZE such as n=1e6, got {text!r}")
     return name.strip(), at
-
-
-def _check_exit_code(report: CheckReport) -> int:
-    status = report.status
-    if status == "fail":
-        return 1
-    return 2 if status == "error" else 0
 
 
 def _print_check(report: CheckReport) -> None:
@@ -828,7 +820,7 @@ def ci_cmd(
     )
     _print_check(result.report)
     console.print(escape(f"perfguard ci: report in {result.markdown}"))
-    code = ci_exit_code(result.report, fail_on, strict)
+    code = exit_code(result.report, fail_on)
     if code == 0 and result.current.run.errors:
         code = 3
     raise typer.Exit(code)

@@ -151,6 +151,8 @@ def _read_event(path_text: str) -> dict[str, Any]:
         event = json.loads(text)
     except json.JSONDecodeError as exc:
         raise GitHubError(f"{path}:{exc.lineno}: event payload is not JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:
+        raise GitHubError(f"{path}: event payload is not usable JSON ({exc})") from None
     if not isinstance(event, dict):
         raise GitHubError(f"{path}: event payload is not a JSON object")
     return event

@@ -261,12 +261,15 @@ def _kernel(item: pytest.Function, spec: ScalingSpec) -> Kernel:
 # ---------------------------------------------------------------------- judging
 
 
-def _judge(kernel: Kernel, spec: ScalingSpec) -> Verdict:
+def _judge(kernel: Kernel, spec: ScalingSpec) -> tuple[Verdict, int]:
+    """The verdict and the exit code perfguard check would give (1 fail, 2 error, 0 pass)."""
     from .checking.check import CheckOptions, ExpectationRule, check
+    from .checking.verdicts import exit_code
 
     rule = ExpectationRule("*", spec.expect, source=f"{_WHERE}(expect=...)")
     options = CheckOptions(rules=(rule,), confidence=spec.confidence)
-    return check(MeasurementSet(spec.parameters, (kernel,)), options=options).verdicts[0]
+    report = check(MeasurementSet(spec.parameters, (kernel,)), options=options)
+    return report.verdicts[0], exit_code(report)
 
 
 def _extent(spec: ScalingSpec) -> str:
@@ -397,12 +400,12 @@ def _run(item: pytest.Function, spec: ScalingSpec) -> None:
     state = item.config.stash[_STATE]
     kernel = _kernel(item, spec)
     state.kernels.append((item.nodeid, spec.parameters, kernel))
-    verdict = _judge(kernel, spec)
+    verdict, code = _judge(kernel, spec)
     expected = f"expected {verdict.expectation} ({_extent(spec)})"
     details = _details(verdict)
-    if verdict.verdict == "fail":
+    if code == 1:
         pytest.fail(f"{item.name} scales worse than {expected}:\n{details}", pytrace=False)
-    if verdict.verdict == "error":
+    if code == 2:
         pytest.fail(
             f"perfguard cannot judge the scaling of {item.name}: "
             f"{'; '.join(r.message for r in verdict.reasons)}{_error_hint(kernel)}",

@@ -515,6 +515,8 @@ def _asv_settings(text: str) -> tuple[dict[str, object], str | None]:
         data = json.loads(_strip_json_comments(text))
     except json.JSONDecodeError as exc:
         return {}, f"asv.conf.json is not valid JSON (line {exc.lineno}: {exc.msg})"
+    except (ValueError, RecursionError) as exc:
+        return {}, f"asv.conf.json is not usable JSON ({exc})"
     if not isinstance(data, dict):
         return {}, "asv.conf.json is not a JSON object"
     return data, None

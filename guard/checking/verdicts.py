@@ -8,7 +8,9 @@ from typing import Any, Literal
 
 from ..modeling.pmnf import Model
 
-__all__ = ["SCHEMA", "CheckReport", "Reason", "Verdict", "VerdictName"]
+__all__ = ["FAIL_ON", "SCHEMA", "CheckReport", "Reason", "Verdict", "VerdictName", "exit_code"]
+
+FAIL_ON = ("expectation", "regression", "any", "never")
 
 SCHEMA = "perfguard/verdicts@1"
 VerdictName = Literal["pass", "fail", "inconclusive", "error"]
@@ -100,3 +102,29 @@ class CheckReport:
             "kernels": [v.to_json() for v in self.verdicts],
             "notes": list(self.notes),
         }
+
+
+def exit_code(report: CheckReport, fail_on: str = "any") -> int:
+    """The one exit rule of ``check``, ``ci`` and the pytest plugin.
+
+    1: a verdict of the kind ``fail_on`` names failed (``any`` failure, an exceeded bound
+    for ``expectation``, a class regression for ``regression``, none for ``never``); with
+    ``strict`` an inconclusive verdict counts as failed too (except for ``never``);
+    2: otherwise, a kernel could not be judged (an ``error`` verdict: unusable input);
+    0: otherwise.  Nothing but a failed verdict is ever 1.
+    """
+    if fail_on not in FAIL_ON:
+        raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
+
+    def counts(v: Verdict) -> bool:
+        if fail_on == "never":
+            return False
+        if v.verdict == "fail":
+            if fail_on == "any":
+                return True
+            return v.violates_expectation if fail_on == "expectation" else v.regression
+        return report.strict and v.verdict == "inconclusive"
+
+    if any(counts(v) for v in report.verdicts):
+        return 1
+    return 2 if any(v.verdict == "error" for v in report.verdicts) else 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -88,6 +89,24 @@ class CommandExecutor:
             return _value(spec.metric, done, out_path, perf_path)
 
 
+_CREDENTIAL = re.compile(r"TOKEN|SECRET|PASSWORD|CREDENTIAL|PRIVATE_KEY", re.IGNORECASE)
+
+
+def benchmark_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment a benchmark runs with: everything but credentials.
+
+    Benchmarks are the pull request's code.  Whatever holds a token -- GITHUB_TOKEN,
+    GH_TOKEN, PERFGUARD_TOKEN, the action input INPUT_GITHUB-TOKEN, ACTIONS_RUNTIME_TOKEN
+    and the OIDC request pair, any *SECRET* or *PASSWORD* -- and every ACTIONS_* runner
+    channel (cache, results and runtime URLs) is left out.
+    """
+    return {
+        name: value
+        for name, value in environ.items()
+        if not _CREDENTIAL.search(name) and not name.upper().startswith("ACTIONS_")
+    }
+
+
 def _run(argv: list[str] | str, spec: BenchmarkSpec, out: IO[bytes], err: IO[bytes]) -> _Finished:
     start = time.perf_counter()
     try:
@@ -98,6 +117,7 @@ def _run(argv: list[str] | str, spec: BenchmarkSpec, out: IO[bytes], err: IO[byt
             stdout=out,
             stderr=err,
             shell=spec.shell,
+            env=benchmark_environment(os.environ),
             start_new_session=True,  # one process group to kill, and Ctrl-C stays ours
         )
     except OSError as exc:
@@ -161,7 +181,7 @@ def parse_custom_value(stdout: str) -> float:
         )
     try:
         doc = json.loads(lines[-1])
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, too deep, a 5000-digit integer
         doc = None
     value = doc.get("value") if isinstance(doc, dict) else doc
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -272,7 +292,7 @@ class _Worker:
     """The parent's end of ``python -m guard.collection.worker``: JSON lines both ways."""
 
     def __init__(self, python: str, folder: Path):
-        env = dict(os.environ)
+        env = benchmark_environment(os.environ)
         # The worker must import guard from wherever this process imported it.
         package_root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)

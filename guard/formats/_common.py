@@ -37,6 +37,8 @@ def decode_json(text: str, path: str) -> Any:
         ) from None
     except RecursionError:
         raise FormatError("invalid JSON: nested too deeply", path) from None
+    except ValueError as exc:  # e.g. an integer literal of more than 4300 digits
+        raise FormatError(f"invalid JSON: {exc}", path) from None
 
 
 # A JSON string (possibly cut off by the sniff window), a structural character, or a scalar.

@@ -101,5 +101,7 @@ def parse_records(
             ) from None
         except RecursionError:
             raise FormatError("invalid JSON: nested too deeply", path, number) from None
+        except ValueError as exc:  # e.g. an integer literal of more than 4300 digits
+            raise FormatError(f"invalid JSON: {exc}", path, number) from None
         records.add(number, record)
     return records.result()

@@ -125,15 +125,34 @@ def parse_analytical(
     # "n^2" as a person writes it: a power, binding like ** (Python's ^ binds looser
     # than + and *, which would turn "2 * n^3" into "(2*n) ^ 3").
     python = text.replace("^", "**")
+    _check_size(text)
     try:
         tree = ast.parse(python, mode="eval")
         compiled = _compile(tree.body, params)
+    except (MemoryError, RecursionError, OverflowError) as exc:
+        # CPython's parser gives up on very deep nesting with one of these
+        raise AnalyticalError(f"too deeply nested to read ({type(exc).__name__})") from None
     except SyntaxError as exc:
         column = _source_column(text, exc.offset)
         raise AnalyticalError(f"not an expression ({exc.msg})", column) from None
     except AnalyticalError as exc:
         raise AnalyticalError(exc.message, _source_column(text, exc.column)) from None
     return AnalyticalModel(text, params, compiled)
+
+
+_MAX_LENGTH = 2000
+_MAX_DEPTH = 50
+
+
+def _check_size(text: str) -> None:
+    """Refuse expressions no model needs and CPython's parser may not survive."""
+    if len(text) > _MAX_LENGTH:
+        raise AnalyticalError(f"{len(text)} characters; an expression may have {_MAX_LENGTH}")
+    depth = 0
+    for column, char in enumerate(text, start=1):
+        depth += (char == "(") - (char == ")")
+        if depth > _MAX_DEPTH:
+            raise AnalyticalError(f"parentheses nested over {_MAX_DEPTH} deep", column)
 
 
 def _source_column(text: str, column: int | None) -> int | None:
