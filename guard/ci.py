@@ -13,6 +13,7 @@ import json
 import os
 import shlex
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -23,9 +24,11 @@ import requests
 from .checking.check import CheckOptions
 from .checking.check import check as run_check
 from .checking.verdicts import FAIL_ON, CheckReport
+from .checking.verdicts_json import read_report
 from .config import Config, analytical_models, load_config
 from .errors import PerfguardError, UsageError
 from .formats import load as load_measurements
+from .formats._common import decode_json
 from .formats.native import save as save_measurements
 from .git import git
 from .github import (
@@ -37,9 +40,9 @@ from .github import (
     write_outputs,
     write_step_summary,
 )
-from .history import History
+from .history import LOCAL, TRUSTED_EVENTS, History
 from .measurements import MeasurementSet
-from .reporting.markdown import render_report
+from .reporting.markdown import render_markdown, render_report
 from .reporting.summary import shown_reasons
 
 __all__ = ["COMMENT_POLICIES", "FAIL_ON", "CiOptions", "CiResult", "run_ci", "publish"]
@@ -132,24 +135,109 @@ def run_ci(
                     "measurements": str(options.output),
                 },
             )
-    run_id = _store(options, current, report, say)
+    run_id = _store(options, current, report, say, context)
     return CiResult(report, current, report_path, note, comment, run_id)
 
 
-def publish(folder: Path, context: ActionsContext | None, environ: Mapping[str, str]) -> str:
-    """``perfguard ci --publish DIR``: comment a report measured by another workflow."""
+ARTIFACT_LIMITS = {"verdicts.json": 32_000_000, "pr.json": 64_000}
+
+
+def publish(
+    folder: Path,
+    context: ActionsContext | None,
+    environ: Mapping[str, str],
+    comment: str = "always",
+    session_factory: Callable[[], requests.Session] = requests.Session,
+) -> str:
+    """``perfguard ci --publish DIR``: comment the check another workflow run uploaded.
+
+    The folder is untrusted (a fork's workflow wrote it): only regular files under a size
+    cap are read, the comment is rendered again from the validated verdicts.json -- never
+    artifact markdown -- and the pull request is the one GitHub says the triggering run's
+    head commit belongs to; the artifact's pr.json may only agree with it.
+    """
     if context is None:
         raise UsageError("--publish posts to a pull request: run it inside GitHub Actions")
-    try:
-        body = (folder / "report.md").read_text(encoding="utf-8")
-        pr = json.loads((folder / "pr.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{folder}: not a perfguard report folder ({exc})") from None
-    number = context.pr_number or pr.get("number")
-    if not isinstance(number, int):
-        raise UsageError(f"{folder}/pr.json names no pull request; nothing to comment on")
-    result = _upsert(context, environ, number, body)
+    report = read_report(_artifact_json(folder, "verdicts.json"), str(folder / "verdicts.json"))
+    claimed = _claimed_pr(folder)
+    wanted = comment == "always" or (comment == "on-failure" and report.status == "fail")
+    if not wanted:
+        return f"perfguard: no comment (--comment {comment}, status {report.status})"
+    with session_factory() as session:
+        client = GitHubClient(session, context.api_url, _token(environ))
+        number = _pull_request(client, context)
+        if number is None:
+            return (
+                f"perfguard: no open pull request has head {context.head_sha[:12]} in "
+                f"{context.head_repository or context.repository}; nothing to comment on"
+            )
+        if claimed is not None and claimed != number:
+            raise UsageError(
+                f"{folder}/pr.json names #{claimed}, but the run's head commit belongs to "
+                f"#{number}: refusing to comment"
+            )
+        body = render_markdown(report)
+        result = client.upsert_comment(context.repository, number, body)
     return f"perfguard: comment {result.action}" + (f": {result.message}" if result.message else "")
+
+
+def _artifact_json(folder: Path, name: str) -> object:
+    """A JSON file of an uploaded artifact: a regular file, not a link, under its cap."""
+    path = folder / name
+    try:
+        info = path.lstat()
+        folder_info = folder.lstat()
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(folder_info.st_mode) or not stat.S_ISDIR(folder_info.st_mode):
+        raise UsageError(f"{folder}: not a plain folder (a link or a file); refusing to read it")
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"{path}: not a regular file (a link, a folder or a device)")
+    limit = ARTIFACT_LIMITS[name]
+    if info.st_size > limit:
+        raise UsageError(f"{path}: {info.st_size:,} bytes; at most {limit:,} are read")
+    with open(path, "rb") as handle:  # read no more than the cap, even if it grew
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise UsageError(f"{path}: more than {limit:,} bytes; refusing to read it")
+    try:
+        return decode_json(data.decode("utf-8"), str(path))
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 (byte {exc.start})") from None
+
+
+def _claimed_pr(folder: Path) -> int | None:
+    """The pull request the artifact says it is for (a cross-check only), or None."""
+    if not (folder / "pr.json").exists() and not (folder / "pr.json").is_symlink():
+        return None
+    doc = _artifact_json(folder, "pr.json")
+    if not isinstance(doc, dict):
+        raise UsageError(f'{folder}/pr.json: expected a JSON object such as {{"number": 12}}')
+    number = doc.get("number")
+    if number is None:
+        return None
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise UsageError(f"{folder}/pr.json: number must be an integer")
+    return number
+
+
+def _pull_request(client: GitHubClient, context: ActionsContext) -> int | None:
+    """The run's pull request: the event's own for pull_request, GitHub's for workflow_run."""
+    if context.event_name in ("pull_request", "pull_request_target"):
+        return context.pr_number
+    if context.event_name != "workflow_run":
+        return None  # a push or a schedule belongs to no pull request
+    if not context.head_sha:
+        raise UsageError("the event names no head commit; nothing to look up")
+    head_repo = context.head_repository or context.repository
+    return client.pull_for_commit(context.repository, context.head_sha, head_repo)
+
+
+def _token(environ: Mapping[str, str]) -> str:
+    token = environ.get("PERFGUARD_TOKEN") or environ.get("GITHUB_TOKEN") or ""
+    if not token:
+        raise UsageError("no token: set GITHUB_TOKEN (or PERFGUARD_TOKEN) for the comment")
+    return token
 
 
 def _baseline(
@@ -170,7 +258,8 @@ def _baseline(
         return None, f"no baseline ({why}): checking the expectations only"
     with History.open(options.db) as history:
         try:
-            row, note = history.baseline_for(ref, config.path.absolute().parent)
+            events = TRUSTED_EVENTS if context is not None else (*TRUSTED_EVENTS, LOCAL)
+            row, note = history.baseline_for(ref, config.path.absolute().parent, events=events)
         except PerfguardError as exc:  # no usable baseline is a note, not a broken build
             return None, f"no baseline: {exc}; checking the expectations only"
         return history.load_run(row.id), note
@@ -184,12 +273,16 @@ def measure_commit(
     The config is the one under test (copied in when ``ref`` has none at that path), so
     both sides run the same benchmarks on the same machine in the same job.
     """
+    if not ref or ref.startswith("-"):
+        raise UsageError(f"--baseline-commit {ref!r}: not a commit (a ref cannot start with -)")
     folder = config.path.absolute().parent
     top = Path(_git(folder, "rev-parse", "--show-toplevel"))
     relative = config.path.absolute().relative_to(top)
+    # --end-of-options: whatever ref says, git reads it as a revision, never as an option
+    sha = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     with tempfile.TemporaryDirectory(prefix="perfguard-base-") as tmp:
         tree = Path(tmp) / "tree"
-        _git(top, "worktree", "add", "--detach", str(tree), ref)
+        _git(top, "worktree", "add", "--detach", str(tree), sha)
         try:
             base_config = tree / relative
             if not base_config.exists():
@@ -236,9 +329,7 @@ def _comment(
 def _upsert(
     context: ActionsContext, environ: Mapping[str, str], number: int, body: str
 ) -> CommentResult:
-    token = environ.get("PERFGUARD_TOKEN") or environ.get("GITHUB_TOKEN") or ""
-    if not token:
-        raise UsageError("no token: set GITHUB_TOKEN (or PERFGUARD_TOKEN) for the comment")
+    token = _token(environ)
     with requests.Session() as session:
         client = GitHubClient(session, context.api_url, token)
         return client.upsert_comment(
@@ -252,13 +343,18 @@ def _write_pr(context: ActionsContext | None, report: CheckReport) -> None:
 
 
 def _store(
-    options: CiOptions, current: MeasurementSet, report: CheckReport, say: Callable[[str], None]
+    options: CiOptions,
+    current: MeasurementSet,
+    report: CheckReport,
+    say: Callable[[str], None],
+    context: ActionsContext | None,
 ) -> int | None:
     if not options.store:
         return None
     options.db.parent.mkdir(parents=True, exist_ok=True)
+    event = context.event_name or "unknown" if context is not None else LOCAL
     with History.open(options.db) as history:
-        run_id = history.record(current, report)
+        run_id = history.record(current, report, event=event)
     say(f"perfguard: stored run {run_id} in {options.db}")
     return run_id
 

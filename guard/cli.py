@@ -609,8 +609,21 @@ def init_cmd(
     force: bool = typer.Option(
         False, "--force", help="Overwrite perfguard.yml and the workflow if they exist."
     ),
+    workflow: str = typer.Option(
+        "check",
+        "--workflow",
+        help="check: your benchmark tool, then perfguard check (no token); pull-request: the "
+        "perfguard action with a comment; fork-safe: the measure/comment pair for forks.",
+    ),
+    action_ref: str | None = typer.Option(
+        None,
+        "--action-ref",
+        help="The perfguard commit SHA the workflows pin (default: the one perfguard was "
+        "installed from, when it can tell).",
+        show_default=False,
+    ),
 ) -> None:
-    """Write a commented perfguard.yml and .github/workflows/perfguard.yml for DIR.
+    """Write a commented perfguard.yml and GitHub Actions workflow(s) for DIR.
 
     Detects pytest-benchmark and asv benchmarks by reading files; nothing is imported
     or run. Exit codes: 0 written, 2 a file already exists (pass --force) or DIR is not
@@ -619,7 +632,8 @@ def init_cmd(
     if not directory.is_dir():
         raise UsageError(f"{directory} is not a folder; give the project's root folder")
     project = detect_project(directory)
-    written = write_init(directory, render_project(project), force=force)
+    files = render_project(project, workflow, action_ref)
+    written = write_init(directory, files, force=force)
     console = Console(highlight=False)
     console.print(f"perfguard init: {escape(project.describe())}", soft_wrap=True)
     for path in written:
@@ -795,7 +809,7 @@ def ci_cmd(
     context = actions_context(os.environ)
     console = Console(highlight=False)
     if publish is not None:
-        console.print(escape(publish_report(publish, context, os.environ)))
+        console.print(escape(publish_report(publish, context, os.environ, comment)))
         return
     cfg = load_config(config)
     options = CiOptions(

@@ -51,6 +51,7 @@ API_VERSION = "2022-11-28"
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 COMMENT_LIMIT = 65536  # GitHub rejects longer comment bodies with a 422
 MAX_WAIT = 60.0  # seconds; a CI job should fail rather than idle through an hour-long limit
+ACTIONS_BOT = "github-actions[bot]"  # who comments with a workflow's GITHUB_TOKEN
 MAX_PAGES = 100  # 10,000 comments; beyond that something is wrong, so stop rather than loop
 REDACTED = "***"
 _LEVELS = ("error", "warning", "notice")
@@ -87,6 +88,7 @@ class ActionsContext:
     step_summary: Path | None
     output: Path | None
     head_sha: str = ""
+    head_repository: str = ""
     event: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -106,6 +108,7 @@ class _PullFacts(NamedTuple):
     head_ref: str = ""
     base_ref: str = ""
     head_sha: str = ""
+    head_repository: str = ""
 
 
 def actions_context(environ: Mapping[str, str]) -> ActionsContext | None:
@@ -133,6 +136,7 @@ def actions_context(environ: Mapping[str, str]) -> ActionsContext | None:
         step_summary=_path(environ.get("GITHUB_STEP_SUMMARY")),
         output=_path(environ.get("GITHUB_OUTPUT")),
         head_sha=pull.head_sha or sha,
+        head_repository=pull.head_repository,
         event=event,
     )
 
@@ -176,6 +180,7 @@ def _from_pull_request(event: Mapping[str, Any]) -> _PullFacts:
         head_ref=_text(_dig(pr, "head", "ref")),
         base_ref=_text(_dig(pr, "base", "ref")),
         head_sha=_text(_dig(pr, "head", "sha")),
+        head_repository=_text(_dig(pr, "head", "repo", "full_name")),
     )
 
 
@@ -192,6 +197,7 @@ def _from_workflow_run(event: Mapping[str, Any]) -> _PullFacts:
         head_ref=_text(run.get("head_branch")),
         base_ref=_text(_dig(first, "base", "ref")),
         head_sha=_text(run.get("head_sha")),
+        head_repository=_text(_dig(run, "head_repository", "full_name")),
     )
 
 
@@ -276,6 +282,7 @@ class GitHubClient:
         self._timeout = timeout
         self._backoff = backoff
         self._clock = clock
+        self._identity: list[str] = []  # the token's login, asked once, when first needed
 
     def __repr__(self) -> str:
         return f"GitHubClient(api_url={self._api_url!r}, token={REDACTED!r})"
@@ -288,8 +295,13 @@ class GitHubClient:
         marker: str = MARKER,
         *,
         fork: bool = False,
+        author: str | None = None,
     ) -> CommentResult:
-        """Create, or update in place, the one PR comment that carries `marker`."""
+        """Create, or update in place, the one PR comment that carries `marker`.
+
+        Only a comment written by ``author`` (default: the token's own identity) is ever
+        updated: anybody can paste the marker into a comment of their own.
+        """
         if pr_number is None:
             return CommentResult("skipped", None, None, "not a pull request; no comment posted")
         text = body if body.startswith(marker) else f"{marker}\n{body}"
@@ -298,16 +310,18 @@ class GitHubClient:
                 f"the report is {len(text)} characters; GitHub comments hold at most "
                 f"{COMMENT_LIMIT}: shorten it (the job summary holds the full report)"
             )
-        upsert = functools.partial(self._upsert_once, repository, pr_number, text, marker, fork)
+        upsert = functools.partial(
+            self._upsert_once, repository, pr_number, text, marker, fork, author
+        )
         try:
             return self._retrying(upsert)
         except _Forbidden as exc:
             return CommentResult("forbidden", None, None, str(exc))
 
     def _upsert_once(
-        self, repository: str, number: int, text: str, marker: str, fork: bool
+        self, repository: str, number: int, text: str, marker: str, fork: bool, author: str | None
     ) -> CommentResult:
-        comment_id = self._find_comment(repository, number, marker)
+        comment_id = self._find_comment(repository, number, marker, author)
         if comment_id is None:
             url = f"{self._api_url}/repos/{repository}/issues/{number}/comments"
             # One attempt only: after a failed POST the comment may exist, so the retry
@@ -325,15 +339,79 @@ class GitHubClient:
         message = f"{action} the perfguard comment on #{number}"
         return CommentResult(action, comment.get("html_url"), _as_int(comment.get("id")), message)
 
-    def _find_comment(self, repository: str, number: int, marker: str) -> int | None:
-        first = None
-        for comment in self._comments(repository, number):
-            if marker not in _text(comment.get("body")):
-                continue
-            if _dig(comment, "user", "type") == "Bot":
+    def _find_comment(
+        self, repository: str, number: int, marker: str, author: str | None
+    ) -> int | None:
+        """The first marked comment the token's own identity wrote (asked only if needed)."""
+        comments = self._comments(repository, number)
+        marked = [c for c in comments if marker in _text(c.get("body"))]
+        if not marked:
+            return None
+        me = (author or self.identity()).lower()
+        for comment in marked:
+            if _text(_dig(comment, "user", "login")).lower() == me:
                 return _as_int(comment.get("id"))
-            first = first if first is not None else _as_int(comment.get("id"))
-        return first
+        return None
+
+    def identity(self) -> str:
+        """The login the token comments as: GET /user, or the Actions bot for GITHUB_TOKEN.
+
+        An installation token (what GITHUB_TOKEN is) may not read /user (403); its
+        comments are github-actions[bot]'s.
+        """
+        if not self._identity:
+            response = self._retrying(
+                functools.partial(self._attempt, "GET", f"{self._api_url}/user", None)
+            )
+            login = ""
+            if response.status_code not in (401, 403, 404):
+                user = self._checked(response, 0, fork=False)
+                login = _text(user.get("login")) if isinstance(user, Mapping) else ""
+            self._identity.append(login or ACTIONS_BOT)
+        return self._identity[0]
+
+    def pull_for_commit(self, repository: str, head_sha: str, head_repository: str) -> int | None:
+        """The open pull request whose head is ``head_sha`` in ``head_repository``, or None.
+
+        Asked of GitHub (never of an artifact): the commit's pull requests first, then the
+        open pull requests; a head SHA matching several is refused as ambiguous.
+        """
+        url = f"{self._api_url}/repos/{repository}/commits/{head_sha}/pulls?per_page=100"
+        found = self._matching_pulls(url, head_sha, head_repository)
+        if not found:
+            url = f"{self._api_url}/repos/{repository}/pulls?state=open&per_page=100"
+            found = self._matching_pulls(url, head_sha, head_repository)
+        if len(found) > 1:
+            numbers = ", ".join(f"#{n}" for n in sorted(found))
+            raise GitHubError(
+                f"head commit {head_sha[:12]} heads several pull requests ({numbers})"
+            )
+        return found.pop() if found else None
+
+    def _matching_pulls(self, url: str | None, head_sha: str, head_repository: str) -> set[int]:
+        found: set[int] = set()
+        for _ in range(MAX_PAGES):
+            if url is None:
+                return found
+            response = self._retrying(functools.partial(self._attempt, "GET", url, None))
+            if response.status_code in (404, 422):  # an unknown commit: no pull request
+                return found
+            try:
+                page = self._checked(response, 0, fork=False)
+            except _Forbidden as exc:
+                raise GitHubError(f"{_what(response)}: {exc}", response.status_code) from None
+            if not isinstance(page, list):
+                raise GitHubError(f"{_what(response)}: the response is not a list of pulls")
+            for pull in page:
+                if not isinstance(pull, Mapping) or pull.get("state", "open") != "open":
+                    continue
+                same_sha = _dig(pull, "head", "sha") == head_sha
+                same_repo = _dig(pull, "head", "repo", "full_name") == head_repository
+                number = _as_int(pull.get("number"))
+                if same_sha and same_repo and number is not None:
+                    found.add(number)
+            url = self._next_page(response)
+        return found
 
     def _comments(self, repository: str, number: int) -> Iterator[Mapping[str, Any]]:
         url: str | None = (

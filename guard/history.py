@@ -118,8 +118,16 @@ MIGRATIONS: tuple[str, ...] = (
             REFERENCES measurements (run_id, kernel, metric) ON DELETE CASCADE
     );
     """,
+    # 3: the event that recorded a run (push, merge_group, pull_request, ... or local): only
+    # runs of the base branch's own pushes and merge queue may become baselines
+    """
+    ALTER TABLE runs ADD COLUMN event TEXT;
+    CREATE INDEX runs_by_branch_event ON runs (branch, event, id);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+TRUSTED_EVENTS = ("push", "merge_group")  # what a pull request cannot trigger with its code
+LOCAL = "local"  # recorded outside GitHub Actions
 
 _RUN_COLUMNS = "id, commit_sha, branch, started, recorded_at, dirty"
 
@@ -211,11 +219,17 @@ class History:
 
     # ------------------------------------------------------------------ writing
 
-    def record(self, mset: MeasurementSet, report: CheckReport | None = None) -> int:
-        """Store a run (and the check of it, if given) in one transaction; return its id."""
+    def record(
+        self, mset: MeasurementSet, report: CheckReport | None = None, event: str = LOCAL
+    ) -> int:
+        """Store a run (and the check of it, if given) in one transaction; return its id.
+
+        ``event`` is what recorded it (GitHub's event name, or ``local``): baselines are
+        chosen by it.
+        """
         doc = mset.to_json()
         with _errors(self.path), _transaction(self._db):
-            run_id = self._insert_run(doc, report)
+            run_id = self._insert_run(doc, report, event)
             for position, kernel in enumerate(doc["kernels"]):
                 self._db.execute(
                     "INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?)",
@@ -225,13 +239,13 @@ class History:
                 self._insert_verdict(run_id, verdict)
         return run_id
 
-    def _insert_run(self, doc: dict[str, Any], report: CheckReport | None) -> int:
+    def _insert_run(self, doc: dict[str, Any], report: CheckReport | None, event: str) -> int:
         run = dict(doc["run"])
         columns = [run.pop(key, None) for key in ("commit", "branch", "started", "dirty")]
         machine = run.pop("machine", {})
         cursor = self._db.execute(
             "INSERT INTO runs (commit_sha, branch, started, dirty, machine, parameters, extra,"
-            " recorded_at, report) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " recorded_at, report, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 *columns,
                 _dumps(machine),
@@ -239,6 +253,7 @@ class History:
                 _dumps(run),
                 _now(),
                 None if report is None else _dumps(_report_settings(report)),
+                event,
             ),
         )
         assert cursor.lastrowid is not None
@@ -314,17 +329,28 @@ class History:
             )
         return rows[0] if rows else None
 
-    def baseline_for(self, ref: str, repo: str | Path, head: str = "HEAD") -> tuple[RunRow, str]:
-        """The baseline run for ``head``: its merge base with ``ref``, else ``ref``'s newest run."""
+    def baseline_for(
+        self,
+        ref: str,
+        repo: str | Path,
+        head: str = "HEAD",
+        events: Sequence[str] = (*TRUSTED_EVENTS, LOCAL),
+    ) -> tuple[RunRow, str]:
+        """The baseline run for ``head``: its merge base with ``ref``, else ``ref``'s newest run.
+
+        Only runs recorded by one of ``events`` count: in GitHub Actions the base branch's
+        pushes and merge queue (a pull request's run is keyed by a branch name its author
+        chose, and may be a fork's branch called ``main``).
+        """
         base, failure = _merge_base(Path(repo), head, ref)
         if base is not None:
-            run = self._exact_commit(base)
+            run = self._exact_commit(base, events)
             if run is not None:
                 return run, f"baseline: merge base {base[:7]} of {ref}"
             why = f"no run of the merge base {base[:7]}"
         else:
             why = f"no merge base of {head} and {ref} ({failure})"
-        newest = self._newest_on(ref)
+        newest = self._newest_on(ref, events)
         if newest is None:
             raise HistoryError(
                 f"{why} and no run on branch {_branch_names(ref)[-1]}; record a run on that "
@@ -367,17 +393,23 @@ class History:
             return names if pattern is None else [pattern]
         return [n for n in names if fnmatch.fnmatchcase(n, pattern)]
 
-    def _exact_commit(self, commit: str) -> RunRow | None:
+    def _exact_commit(self, commit: str, events: Sequence[str]) -> RunRow | None:
+        marks = ", ".join("?" * len(events))
         rows = self._run_rows(
             f"SELECT {_RUN_COLUMNS} FROM runs WHERE lower(commit_sha) = ?"
-            " ORDER BY dirty IS 1, id DESC LIMIT 1",
-            (commit.lower(),),
+            f" AND event IN ({marks}) ORDER BY dirty IS 1, id DESC LIMIT 1",
+            (commit.lower(), *events),
         )
         return rows[0] if rows else None
 
-    def _newest_on(self, ref: str) -> RunRow | None:
+    def _newest_on(self, ref: str, events: Sequence[str]) -> RunRow | None:
+        marks = ", ".join("?" * len(events))
         for name in _branch_names(ref):
-            rows = self.runs(branch=name, limit=1)
+            rows = self._run_rows(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE branch = ? AND event IN ({marks})"
+                " ORDER BY id DESC LIMIT 1",
+                (name, *events),
+            )
             if rows:
                 return rows[0]
         return None

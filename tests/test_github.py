@@ -41,6 +41,10 @@ class FakeGitHub:
         self.comments = [dict(c) for c in comments]
         self.next_id = 1000
         server.expect_request(LIST_URI, method="GET").respond_with_handler(self.list)
+        # GITHUB_TOKEN is an installation token: /user is forbidden, it comments as the bot
+        server.expect_request("/user", method="GET").respond_with_json(
+            {"message": "Resource not accessible by integration"}, status=403
+        )
         server.expect_request(LIST_PATH, method="POST").respond_with_handler(self.create)
         comment_uri = re.compile(rf"/repos/{REPO}/issues/comments/\d+")
         server.expect_request(comment_uri, method="PATCH").respond_with_handler(self.update)
@@ -56,7 +60,7 @@ class FakeGitHub:
 
     def create(self, request: Request) -> Response:
         self.next_id += 1
-        comment = {"id": self.next_id, "body": request.json["body"], "user": {"type": "Bot"}}
+        comment = {"id": self.next_id, "body": request.json["body"], "user": BOT}
         comment["html_url"] = f"https://github.com/{REPO}/pull/{PR}#issuecomment-{self.next_id}"
         self.comments.append(comment)
         return _json(comment, status=201)
@@ -79,9 +83,11 @@ def _methods(server) -> list[str]:
     return [f"{request.method} {request.path}" for request, _ in server.log]
 
 
+BOT = {"login": "github-actions[bot]", "type": "Bot"}
+HUMAN = {"login": "someone", "type": "User"}
 HUMANS = [
-    {"id": 1, "body": "looks good", "user": {"type": "User"}},
-    {"id": 2, "body": "please add a test", "user": {"type": "User"}},
+    {"id": 1, "body": "looks good", "user": HUMAN},
+    {"id": 2, "body": "please add a test", "user": HUMAN},
 ]
 
 
@@ -130,6 +136,7 @@ def test_first_upsert_creates_then_second_updates_in_place(httpserver, client):
     assert _methods(httpserver) == [
         f"GET {LIST_PATH}",
         f"GET /repositories/99/issues/{PR}/comments",  # the marker comment is on page 2
+        "GET /user",  # whose is it? (a marked comment exists: the token's identity decides)
         f"PATCH /repos/{REPO}/issues/comments/1001",
     ]
     assert [c["body"] for c in fake.marked()] == [f"{MARKER}\n## perfguard: fail"]
@@ -143,10 +150,27 @@ def test_marker_already_in_body_is_not_repeated(httpserver, client):
 
 
 def test_prefers_the_bot_comment_over_a_human_quoting_the_marker(httpserver, client):
-    quote = {"id": 5, "body": f"> {MARKER}\n> old report", "user": {"type": "User"}}
-    bot = {"id": 6, "body": f"{MARKER}\nold", "user": {"type": "Bot"}}
+    quote = {"id": 5, "body": f"> {MARKER}\n> old report", "user": HUMAN}
+    bot = {"id": 6, "body": f"{MARKER}\nold", "user": BOT}
     FakeGitHub(httpserver, [*HUMANS, quote, bot])
     assert client.upsert_comment(REPO, PR, "new").id == 6
+
+
+def test_a_marked_comment_by_anyone_else_is_never_edited(httpserver, client):
+    """Someone pastes the marker (or another bot posts it): a new comment, theirs untouched."""
+    planted = {"id": 7, "body": f"{MARKER}\nplanted", "user": HUMAN}
+    other_bot = {"id": 8, "body": f"{MARKER}\nother", "user": {"login": "x[bot]", "type": "Bot"}}
+    fake = FakeGitHub(httpserver, [planted, other_bot])
+    result = client.upsert_comment(REPO, PR, "report")
+    assert result.action == "created"
+    assert [c["body"] for c in fake.comments[:2]] == [f"{MARKER}\nplanted", f"{MARKER}\nother"]
+    assert not any(r.method == "PATCH" for r, _ in httpserver.log)
+
+
+def test_a_personal_token_comments_as_its_user(httpserver, client):
+    mine = {"id": 9, "body": f"{MARKER}\nold", "user": {"login": "perf-bot", "type": "User"}}
+    FakeGitHub(httpserver, [{"id": 6, "body": f"{MARKER}\nx", "user": BOT}, mine])
+    assert client.upsert_comment(REPO, PR, "new", author="perf-bot").id == 9
 
 
 def test_no_pull_request_is_skipped_without_a_request(httpserver, client):
@@ -252,7 +276,7 @@ def test_a_403_on_create_from_a_fork_is_a_notice(httpserver, client, fork, messa
 
 
 def test_a_404_on_update_from_a_fork_is_a_notice(httpserver, client):
-    FakeGitHub(httpserver, [{"id": 3, "body": MARKER, "user": {"type": "Bot"}}])
+    FakeGitHub(httpserver, [{"id": 3, "body": MARKER, "user": BOT}])
     uri = f"/repos/{REPO}/issues/comments/3"
     httpserver.expect_oneshot_request(uri, method="PATCH").respond_with_json(
         {"message": "Not Found"}, status=404

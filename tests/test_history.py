@@ -398,6 +398,24 @@ def test_baseline_falls_back_to_the_newest_run_on_the_branch(
         assert run.id == newest and note.startswith("no merge base of HEAD and origin/main (")
 
 
+def test_only_pushes_and_the_merge_queue_become_baselines_in_actions(
+    db: Path, repo: dict[str, str]
+) -> None:
+    """A fork can name its branch main: a pull request's run never becomes the baseline."""
+    trusted = ("push", "merge_group")
+    with History.open(db) as history:
+        pushed = history.record(one_parameter(repo["main2"], "main"), event="push")
+        # the merge base itself, and the newest "main" run, both recorded by pull requests
+        history.record(one_parameter(repo["base"], "main"), event="pull_request")
+        history.record(one_parameter(repo["feat"], "main"), event="pull_request_target")
+        run, note = history.baseline_for("main", Path(repo["path"]), events=trusted)
+        assert run.id == pushed
+        assert note.startswith(f"no run of the merge base {repo['base'][:7]}; using the newest")
+        queued = history.record(one_parameter(repo["base"], "main"), event="merge_group")
+        run, _ = history.baseline_for("main", Path(repo["path"]), events=trusted)
+        assert run.id == queued  # the merge base, recorded by the merge queue
+
+
 def test_no_baseline_at_all_is_a_history_error(db: Path, repo: dict[str, str]) -> None:
     with History.open(db) as history:
         history.record(one_parameter(repo["feat"], "feature"))

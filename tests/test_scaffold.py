@@ -496,19 +496,20 @@ def step_scripts(workflow: dict) -> str:
 @pytest.mark.parametrize("kind", list(PROJECTS))
 def test_workflow_is_pinned_least_privilege_yaml(tmp_path: Path, kind: str) -> None:
     root = make(tmp_path, PROJECTS[kind])
-    text = rendered(render_init(root))[str(WORKFLOW_PATH)]
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    text = rendered(render_project(detect_project(root), "check", sha))[str(WORKFLOW_PATH)]
     workflow = yaml.safe_load(text)
     assert "pull_request" in workflow[True]  # YAML 1.1 reads the key `on` as true
     assert workflow["permissions"] == {"contents": "read"}
     steps = workflow["jobs"]["scalability"]["steps"]
     uses = [step["uses"] for step in steps if "uses" in step]
-    assert [u.split("@")[0] for u in uses] == ["actions/checkout", "actions/setup-python"]
+    assert [u.split("@")[0] for u in uses] == ["actions/checkout", "perfguard/perfguard/setup"]
     assert all(re.fullmatch(r"[\w/-]+@[0-9a-f]{40}", u) for u in uses)
     assert re.search(r"actions/checkout@[0-9a-f]{40} # v4\.\d+\.\d+", text)
-    assert re.search(r"actions/setup-python@[0-9a-f]{40} # v5\.\d+\.\d+", text)
+    assert f"perfguard/perfguard/setup@{sha} # perfguard's commit" in text
     assert steps[0]["with"]["fetch-depth"] == 0
     scripts = step_scripts(workflow)
-    assert "python -m pip install perfguard" in scripts
+    assert "pip install perfguard" not in scripts  # pinned by the setup action, no registry
     assert 'git worktree add --detach "$RUNNER_TEMP/base" "$BASE_SHA"' in scripts
     assert "perfguard check head.json" in scripts
     assert "--baseline base.json" in scripts
@@ -572,3 +573,35 @@ def test_write_init_will_not_replace_a_folder_or_leave_the_root(tmp_path: Path) 
         write_init(tmp_path, [InitFile(CONFIG_PATH, "version: 1\n")], force=True)
     with pytest.raises(UsageError, match="inside the project folder"):
         write_init(tmp_path, [InitFile(CONFIG_PATH.parent / "../x.yml", "")], force=True)
+
+
+def test_the_action_reference_is_a_commit_or_an_explained_tag(monkeypatch) -> None:
+    from guard import scaffold
+
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    assert scaffold.action_reference(sha) == f"{sha} # perfguard's commit"
+    with pytest.raises(UsageError, match="full 40-hex commit SHA"):
+        scaffold.action_reference("v1")
+    monkeypatch.setattr(scaffold, "_own_commit", lambda: "")
+    unpinned = scaffold.action_reference()
+    assert unpinned.startswith("v0 # zizmor: ignore[unpinned-uses]")
+    assert "replace v0 with a commit SHA" in unpinned
+    monkeypatch.setattr(scaffold, "_own_commit", lambda: sha)
+    assert scaffold.action_reference() == f"{sha} # perfguard's commit"
+
+
+@pytest.mark.parametrize("kind", ["pull-request", "fork-safe"])
+def test_init_writes_the_action_workflows(tmp_path: Path, kind: str) -> None:
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    files = render_project(detect_project(make(tmp_path, PROJECTS["plain"])), kind, sha)
+    names = [str(f.path) for f in files]
+    expected = {
+        "pull-request": [".github/workflows/perfguard.yml"],
+        "fork-safe": [
+            ".github/workflows/perfguard-measure.yml",
+            ".github/workflows/perfguard-comment.yml",
+        ],
+    }[kind]
+    assert names == [str(CONFIG_PATH), *expected]
+    for f in files[1:]:
+        assert f"perfguard/perfguard@{sha}" in f.text and "@@" not in f.text

@@ -1,0 +1,172 @@
+"""Reading ``verdicts@1`` (and the ``models@1`` entries inside it) back, validated.
+
+The fork-safe comment workflow receives a check's verdicts as an artifact written by a pull
+request's own workflow run, so the document is untrusted input: every field is checked for
+its type and the document is rebuilt into the typed report, which the markdown renderer
+escapes like any other -- nothing in the artifact reaches the comment verbatim.  Errors
+name the key path (``kernels[3].reasons[0].message``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from ..errors import FormatError
+from ..modeling.pmnf import Factor, Model, Term
+from .verdicts import SCHEMA, CheckReport, Reason, Verdict
+
+__all__ = ["read_report"]
+
+_VERDICTS = ("pass", "fail", "inconclusive", "error")
+_MAX_TEXT = 10_000  # characters in any one string field
+_MAX_KERNELS = 100_000
+
+
+class _Reader:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, where: str, problem: str) -> FormatError:
+        return FormatError(f"{where}: {problem}", self.path)
+
+    def obj(self, value: Any, where: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self.fail(where, f"expected an object, got {type(value).__name__}")
+        return value
+
+    def arr(self, value: Any, where: str, limit: int = _MAX_KERNELS) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(where, f"expected a list, got {type(value).__name__}")
+        if len(value) > limit:
+            raise self.fail(where, f"{len(value)} entries; at most {limit}")
+        return value
+
+    def text(self, value: Any, where: str, optional: bool = False) -> str | None:
+        if value is None and optional:
+            return None
+        if not isinstance(value, str):
+            raise self.fail(where, f"expected a string, got {type(value).__name__}")
+        if len(value) > _MAX_TEXT:
+            raise self.fail(where, f"{len(value)} characters; at most {_MAX_TEXT}")
+        return value
+
+    def number(self, value: Any, where: str, optional: bool = False) -> float | None:
+        if value is None and optional:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(where, f"expected a number, got {type(value).__name__}")
+        if not math.isfinite(float(value)):
+            raise self.fail(where, "expected a finite number")
+        return float(value)
+
+    def flag(self, value: Any, where: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(where, f"expected true or false, got {type(value).__name__}")
+        return value
+
+    def fraction(self, value: Any, where: str) -> Fraction:
+        text = self.text(value, where) or ""
+        try:
+            out = Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            problem = f"expected an exact exponent such as 3/2, got {text!r}"
+            raise self.fail(where, problem) from None
+        if abs(out) > 100 or out.denominator > 1000:
+            raise self.fail(where, f"exponent {text} is out of range")
+        return out
+
+
+def read_report(doc: Any, path: str) -> CheckReport:
+    """A validated ``verdicts@1`` document as a CheckReport; FormatError naming the key."""
+    r = _Reader(path)
+    doc = r.obj(doc, "document")
+    if doc.get("schema") != SCHEMA:
+        raise r.fail("schema", f"expected {SCHEMA!r}")
+    kernels = r.arr(doc.get("kernels"), "kernels")
+    verdicts = tuple(_verdict(r, entry, f"kernels[{i}]") for i, entry in enumerate(kernels))
+    target = r.obj(doc.get("target", {}), "target")
+    notes = r.arr(doc.get("notes", []), "notes", limit=1000)
+    return CheckReport(
+        verdicts=verdicts,
+        strict=r.flag(doc.get("strict", False), "strict"),
+        confidence=r.number(doc.get("confidence", 0.99), "confidence") or 0.99,
+        target={
+            (r.text(k, "target") or ""): r.number(v, f"target.{k}") or 0.0
+            for k, v in target.items()
+        },
+        notes=tuple(r.text(n, f"notes[{i}]") or "" for i, n in enumerate(notes)),
+    )
+
+
+def _verdict(r: _Reader, entry: Any, where: str) -> Verdict:
+    e = r.obj(entry, where)
+    kind = r.text(e.get("verdict"), f"{where}.verdict")
+    if kind not in _VERDICTS:
+        raise r.fail(f"{where}.verdict", f"expected one of {', '.join(_VERDICTS)}")
+    reasons = r.arr(e.get("reasons", []), f"{where}.reasons", limit=100)
+    probabilities = r.obj(e.get("probabilities", {}), f"{where}.probabilities")
+    rank = e.get("rank")
+    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int)):
+        raise r.fail(f"{where}.rank", "expected an integer")
+    return Verdict(
+        kernel=r.text(e.get("kernel"), f"{where}.kernel") or "",
+        metric=r.text(e.get("metric"), f"{where}.metric") or "",
+        verdict=kind,  # type: ignore[arg-type]
+        expectation=r.text(e.get("expectation"), f"{where}.expectation", optional=True),
+        violates_expectation=r.flag(e.get("violates_expectation", False), f"{where}.violates"),
+        regression=r.flag(e.get("regression", False), f"{where}.regression"),
+        reasons=tuple(_reason(r, x, f"{where}.reasons[{i}]") for i, x in enumerate(reasons)),
+        model=_model(r, e.get("model"), f"{where}.model"),
+        baseline_model=_model(r, e.get("baseline_model"), f"{where}.baseline_model"),
+        probabilities={
+            (r.text(k, f"{where}.probabilities") or ""): r.number(v, f"{where}.probabilities.{k}")
+            or 0.0
+            for k, v in probabilities.items()
+        },
+        rank=rank,
+        predicted=r.number(e.get("predicted_at_target"), f"{where}.predicted", optional=True),
+        change=r.number(e.get("change_at_target"), f"{where}.change", optional=True),
+    )
+
+
+def _reason(r: _Reader, entry: Any, where: str) -> Reason:
+    e = r.obj(entry, where)
+    kind = r.text(e.get("kind"), f"{where}.kind") or ""
+    return Reason(kind, r.text(e.get("message"), f"{where}.message") or "")
+
+
+def _model(r: _Reader, entry: Any, where: str) -> Model | None:
+    if entry is None:
+        return None
+    e = r.obj(entry, where)
+    parameters = tuple(
+        r.text(p, f"{where}.parameters[{i}]") or ""
+        for i, p in enumerate(r.arr(e.get("parameters"), f"{where}.parameters", limit=20))
+    )
+    terms = []
+    for i, t in enumerate(r.arr(e.get("terms", []), f"{where}.terms", limit=20)):
+        tw = f"{where}.terms[{i}]"
+        term = r.obj(t, tw)
+        factors = tuple(
+            Factor(
+                r.text(r.obj(f, f"{tw}.factors[{j}]").get("parameter"), f"{tw}.parameter") or "",
+                r.fraction(f.get("exponent", "0"), f"{tw}.factors[{j}].exponent"),
+                r.fraction(f.get("log_exponent", "0"), f"{tw}.factors[{j}].log_exponent"),
+            )
+            for j, f in enumerate(r.arr(term.get("factors"), f"{tw}.factors", limit=20))
+        )
+        terms.append(Term(r.number(term.get("coefficient"), f"{tw}.coefficient") or 0.0, factors))
+    # Added models@1 fields (confidence, noise detail, ...) are not read back: the report
+    # renders from the fields above, and untrusted extras have nowhere to go.
+    return Model(
+        kernel=r.text(e.get("kernel"), f"{where}.kernel") or "",
+        metric=r.text(e.get("metric"), f"{where}.metric") or "",
+        parameters=parameters,
+        constant=r.number(e.get("constant"), f"{where}.constant") or 0.0,
+        terms=tuple(terms),
+        smape=r.number(e.get("smape", 0.0), f"{where}.smape") or 0.0,
+        noise=r.number(e.get("noise"), f"{where}.noise", optional=True),
+    )

@@ -1,0 +1,164 @@
+"""The fork-safe comment step (``perfguard ci --publish``) against malicious artifacts.
+
+A fork's own workflow run writes the artifact, so everything in it is hostile: a ``pr.json``
+naming another pull request, a symlink, a 200 MB file, a list where an object belongs,
+markdown of the attacker's choosing.  The step asks GitHub (a local HTTP server standing in
+for its REST API) which pull request the run's head commit belongs to, renders the comment
+again from the validated verdicts, and comments on that pull request only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+ROOT = Path(__file__).resolve().parents[1]
+EVENT = Path(__file__).parent / "data" / "github" / "workflow_run_fork.json"
+HEAD = "9" * 40
+TOKEN = "ghs_publish-token-never-printed-456"
+OWN = "/repos/octo/widget/issues/7/comments"
+OTHER = "/repos/octo/widget/issues/42/comments"
+
+
+def pull(number: int, sha: str, repo: str) -> dict:
+    return {"number": number, "state": "open", "head": {"sha": sha, "repo": {"full_name": repo}}}
+
+
+@pytest.fixture
+def verdicts() -> dict:
+    """A real check's verdicts@1 document (the bundled example, one failing kernel)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "guard.cli", "check", "examples/check/cand.json"]
+        + ["-c", "examples/check/perfguard.yml", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    return json.loads(done.stdout)
+
+
+def artifact(tmp_path: Path, verdicts: dict, pr: object = None) -> Path:
+    folder = tmp_path / "perfguard-report"
+    folder.mkdir()
+    (folder / "verdicts.json").write_text(json.dumps(verdicts))
+    (folder / "report.md").write_text("## perfguard: pass\n\nAll good! [click](https://evil)\n")
+    if pr is not None:
+        (folder / "pr.json").write_text(json.dumps(pr))
+    return folder
+
+
+def publish(folder: Path, server: HTTPServer) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "workflow_run",
+        "GITHUB_EVENT_PATH": str(EVENT),
+        "GITHUB_REPOSITORY": "octo/widget",
+        "GITHUB_SHA": "a" * 40,
+        "GITHUB_API_URL": server.url_for("").rstrip("/"),
+        "GITHUB_TOKEN": TOKEN,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "guard.cli", "ci", "--publish", str(folder)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def github(server: HTTPServer, posted: dict[str, list[str]]) -> None:
+    """Open pulls: #7 from the fork at HEAD (the run's), #42 from elsewhere; comments on both."""
+    server.expect_request(f"/repos/octo/widget/commits/{HEAD}/pulls").respond_with_json([])
+    server.expect_request("/repos/octo/widget/pulls").respond_with_json(
+        [pull(42, "4" * 40, "octo/widget"), pull(7, HEAD, "contributor/widget")]
+    )
+    for path in (OWN, OTHER):
+        server.expect_request(path, method="GET").respond_with_json([])
+
+        def create(request: Request, path: str = path) -> Response:
+            posted.setdefault(path, []).append(request.get_json()["body"])
+            return Response(json.dumps({"id": 1, "html_url": "u", "body": "b"}), 201)
+
+        server.expect_request(path, method="POST").respond_with_handler(create)
+
+
+def test_the_fork_case_comments_on_its_own_pull_request(
+    tmp_path: Path, httpserver: HTTPServer, verdicts: dict
+) -> None:
+    posted: dict[str, list[str]] = {}
+    github(httpserver, posted)
+    done = publish(artifact(tmp_path, verdicts, {"number": 7}), httpserver)
+    assert done.returncode == 0, done.stderr
+    assert list(posted) == [OWN] and len(posted[OWN]) == 1
+    body = posted[OWN][0]
+    assert body.startswith("<!-- perfguard-report -->") and "dedupe" in body
+    assert "All good" not in body and "evil" not in body  # the artifact's markdown is ignored
+    assert TOKEN not in done.stdout + done.stderr
+
+
+def test_an_artifact_naming_another_pull_request_comments_nowhere(
+    tmp_path: Path, httpserver: HTTPServer, verdicts: dict
+) -> None:
+    posted: dict[str, list[str]] = {}
+    github(httpserver, posted)
+    done = publish(artifact(tmp_path, verdicts, {"number": 42}), httpserver)
+    assert done.returncode == 2
+    assert "names #42, but the run's head commit belongs to #7" in done.stderr
+    assert posted == {}
+
+
+def test_no_open_pull_request_for_the_head_commit_is_no_comment(
+    tmp_path: Path, httpserver: HTTPServer, verdicts: dict
+) -> None:
+    httpserver.expect_request(f"/repos/octo/widget/commits/{HEAD}/pulls").respond_with_json([])
+    httpserver.expect_request("/repos/octo/widget/pulls").respond_with_json(
+        [pull(42, "4" * 40, "octo/widget"), pull(8, HEAD, "octo/widget")]  # same SHA, wrong repo
+    )
+    done = publish(artifact(tmp_path, verdicts), httpserver)
+    assert done.returncode == 0, done.stderr
+    assert "no open pull request has head 999999999999" in done.stdout
+    assert not any(r.method == "POST" for r, _ in httpserver.log)
+
+
+@pytest.mark.parametrize("attack", ["symlink", "huge", "list", "folder-link", "html-in-verdicts"])
+def test_hostile_artifacts_are_refused_with_a_clear_message(
+    tmp_path: Path, httpserver: HTTPServer, verdicts: dict, attack: str
+) -> None:
+    posted: dict[str, list[str]] = {}
+    github(httpserver, posted)
+    folder = artifact(tmp_path, verdicts)
+    if attack == "symlink":  # verdicts.json points at a file of the runner
+        (folder / "verdicts.json").unlink()
+        (folder / "verdicts.json").symlink_to("/etc/passwd")
+        expected = "not a regular file"
+    elif attack == "huge":  # 200 MB (sparse: no disk is used)
+        with open(folder / "verdicts.json", "r+b") as f:
+            f.truncate(200_000_000)
+        expected = "200,000,000 bytes; at most 32,000,000"
+    elif attack == "list":
+        (folder / "pr.json").write_text("[42]")
+        expected = "pr.json: expected a JSON object"
+    elif attack == "folder-link":
+        real = tmp_path / "elsewhere"
+        folder.rename(real)
+        folder.symlink_to(real)
+        expected = "not a plain folder"
+    else:  # a type error in the verdicts: refused with its key path
+        verdicts["kernels"][0]["reasons"] = "<img src=x onerror=alert(1)>"
+        (folder / "verdicts.json").write_text(json.dumps(verdicts))
+        expected = "kernels[0].reasons: expected a list"
+    done = publish(folder, httpserver)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert expected in done.stderr
+    assert "Traceback" not in done.stderr
+    assert posted == {}
