@@ -85,7 +85,7 @@ class EvidenceSettings:
     held_out: float = 0.6
     prior_dof: float = 30.0
     visible: float = 3.0
-    simplicity: float = 0.25
+    simplicity: float = 0.1
     constant_prior: float = 0.2
     pair_cost: float = 7.0
     free_simplicity: float = 1.0  # the prior's weight without repetitions
