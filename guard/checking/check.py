@@ -467,8 +467,8 @@ def _class_text(parameter: str, h: int) -> str:
 def _shown(ev: Evidence | LineEvidence) -> int:
     """The class a person reads: the evidence's likeliest (the model's own)."""
     if isinstance(ev, LineEvidence):
-        return int(np.argmax(ev.group.class_log_weight[ev.row]))
-    return int(np.argmax(ev.class_log_weight[0]))
+        return int(ev.group.shown_class[ev.row])
+    return int(ev.shown_class[0])
 
 
 def _bound_message(

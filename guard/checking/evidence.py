@@ -25,7 +25,13 @@ from typing import Protocol
 import numpy as np
 
 from ..modeling.analysis import LineEvidence
-from ..modeling.evidence import CLASSES, Evidence, EvidenceSettings, class_evidence
+from ..modeling.evidence import (
+    CLASSES,
+    Evidence,
+    EvidenceSettings,
+    class_evidence,
+    shown_classes,
+)
 
 _SHARE_ERROR = 1.2  # sd of a log share per unit of 1 / (growth in per-point errors)
 
@@ -212,6 +218,6 @@ def _compare(base: ClassView, cand: ClassView, s: EvidenceSettings) -> RunCompar
     return RunComparison(
         regression=regression,
         improvement=improvement,
-        base_class=np.argmax(lb, axis=1),
-        cand_class=np.argmax(lc, axis=1),
+        base_class=shown_classes(lb, s.tie),
+        cand_class=shown_classes(lc, s.tie),
     )

@@ -56,6 +56,7 @@ __all__ = [
     "pooled_drift",
     "pooled_noise",
     "point_variance",
+    "shown_classes",
     "evidence_from_points",
     "evidence_from_values",
     "pad_values",
@@ -85,13 +86,14 @@ class EvidenceSettings:
     held_out: float = 0.6
     prior_dof: float = 30.0
     visible: float = 3.0
-    simplicity: float = 0.1
+    simplicity: float = 0.25
     constant_prior: float = 0.2
     pair_cost: float = 7.0
     free_simplicity: float = 1.0  # the prior's weight without repetitions
     constant_ratio: float = 10.0  # ... and how much a growing term must beat the constant
     coupling: float = 0.3
     kept_share: float = 0.999
+    tie: float = 0.0  # log-weight gap within which the simpler class is the one shown
     violation_prior: float = 0.4  # P(a kernel exceeds its declared bound) before measuring
     regression_prior: float = 0.4  # P(a change made a kernel's class grow) before measuring
 
@@ -157,6 +159,7 @@ _P_LO = np.array([SPACE.singles.index(lo) for lo, _ in SPACE.pairs])
 _P_HI = np.array([SPACE.singles.index(hi) for _, hi in SPACE.pairs])
 # the hypothesis that is each class: the constant, then the single term of that order
 _CLASS_BASE = np.array([0] + [1 + SPACE.singles.index(c) for c in CLASSES[1:]])
+_CLASS_COST = np.array([0.0] + [term_cost(a, b) for a, b in CLASSES[1:]])
 
 
 @dataclass(frozen=True)
@@ -208,10 +211,19 @@ class Evidence:
 
     @functools.cached_property
     def best(self) -> np.ndarray:
-        """The most likely hypothesis of the most likely class, per kernel (K,)."""
-        best_class = np.argmax(self.class_log_weight, axis=1)
-        inside = _LEAD[None, :] == best_class[:, None]
+        """The most likely hypothesis of the shown class, per kernel (K,)."""
+        inside = _LEAD[None, :] == self.shown_class[:, None]
         return np.argmax(np.where(inside, self.log_weight, -np.inf), axis=1)
+
+    @functools.cached_property
+    def shown_class(self) -> np.ndarray:
+        """The class a person reads (K,): the likeliest, or a simpler one it barely beats.
+
+        Classes within ``settings.tie`` of the likeliest (in log weight) are a tie the data
+        cannot break -- over six sizes n and n^0.75 log^2 n can differ by a few hundredths;
+        the one with the smallest prior cost is shown, the likelier of equals first.
+        """
+        return shown_classes(self.class_log_weight, self.settings.tie)
 
     @functools.cached_property
     def best_in_class(self) -> np.ndarray:
@@ -272,6 +284,15 @@ class Evidence:
             hypothesis_prior=self.hypothesis_prior[i],
             variance=self.variance[i],
         )
+
+
+def shown_classes(class_log_weight: np.ndarray, tie: float) -> np.ndarray:
+    """The shown class of every row (K, C) -> (K,): see ``Evidence.shown_class``."""
+    lw = class_log_weight
+    tied = lw >= lw.max(axis=1, keepdims=True) - tie
+    cost = np.where(tied, _CLASS_COST[None, :], np.inf)
+    simplest = cost == cost.min(axis=1, keepdims=True)
+    return np.argmax(np.where(simplest & tied, lw, -np.inf), axis=1)
 
 
 def _normalise(log_weight: np.ndarray) -> np.ndarray:
