@@ -6,7 +6,6 @@ import fnmatch
 import json
 import os
 import signal
-import statistics
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,9 +16,8 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
-from . import __version__
+from . import __version__, numbers
 from . import formats as formats_mod
 from .checking.check import CheckOptions, ExpectationRule, parse_rules
 from .checking.check import check as run_check
@@ -29,7 +27,6 @@ from .ci import publish as publish_report
 from .collection.collect import collect, plan_benchmarks, run_options
 from .collection.merge import merge_sets
 from .collection.spec import format_at, parse_shard
-from .collection.timing import relative_uncertainty
 from .config import Config, analytical_models, expectation_rules, load_config, parse_range
 from .errors import ModelingError, PerfguardError, UsageError
 from .formats.native import save as save_measurements
@@ -50,9 +47,12 @@ from .modeling.predict import (
 )
 from .reporting.jsonl import dump_document
 from .reporting.markdown import render_report
+from .reporting.models import advice_lines, models_table
 from .reporting.predictions import model_summary, predictions_table
 from .reporting.progress import RunProgress
+from .reporting.runs import error_lines, run_table
 from .reporting.summary import counts_sentence, shown_reasons
+from .reporting.tables import table_width
 from .reporting.terminal import STYLES, verdict_table
 from .reporting.timeline import timeline_table
 from .scaffold import detect_project, render_project, write_init
@@ -122,7 +122,7 @@ def model_cmd(
             raise UsageError(
                 f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"
             )
-        label = label or (None if at is None else f"{name or mset.parameters[0]}={at:g}")
+        label = label or (None if at is None else numbers.at(name or mset.parameters[0], at))
         results.append((str(path), model_measurements(mset, impl, predict_at=at, level=level)))
     _report_skipped(results)
     if not any(r.models for _, r in results):
@@ -182,111 +182,15 @@ def _report_skipped(results: list[tuple[str, ModelingResult]]) -> None:
 
 
 def _print_models_table(results: list[tuple[str, ModelingResult]], predicted: str | None) -> None:
-    console = Console(highlight=False)
-    multiple = len(results) > 1
-    table = Table(show_lines=False, header_style="bold")
-    if multiple:
-        table.add_column("input")
-    for col in ("kernel", "metric", "model", "complexity"):
-        table.add_column(col, overflow="fold")
-    table.add_column("SMAPE %", justify="right")
-    table.add_column("noise", justify="right")
-    table.add_column("sure", justify="right")
-    if predicted:
-        table.add_column(f"{predicted} ({_level_of(results):.0%})", justify="right")
-    for path, result in results:
-        for m in result.models:
-            noise = "-" if m.noise is None else f"{m.noise * 100:.1f}%"
-            row = [escape(m.kernel), escape(m.metric), m.formula(), m.complexity()]
-            row += [f"{m.smape:.2f}", noise]
-            conf = m.extra("confidence")
-            row.append("-" if conf is None else f"{conf['probability']:.0%}")
-            if predicted:
-                row.append(_prediction_text(m.extra("prediction")))
-            table.add_row(*([escape(path)] if multiple else []), *row)
-    console.print(table)
-
-
-def _prediction_text(pred: dict[str, Any] | None) -> str:
-    if pred is None:
-        return "-"
-    return f"{pred['value']:.3g} [{pred['low']:.3g}, {pred['high']:.3g}]"
-
-
-def _level_of(results: list[tuple[str, ModelingResult]]) -> float:
-    for _, result in results:
-        for m in result.models:
-            if "prediction" in m.extras:
-                return float(m.extra("prediction")["level"])
-    return 0.9
-
-
-UNSURE = 0.8  # below this class probability, say what would settle it
-NOISY = 0.2  # a robust noise band wider than this is worth a warning on its own
+    width = table_width()
+    Console(highlight=False, width=width).print(models_table(results, predicted, width))
 
 
 def _print_advice(results: list[tuple[str, ModelingResult]]) -> None:
     """One line per model whose class is unsure or whose noise is high, saying what to do."""
     err = Console(stderr=True, highlight=False)
-    for _, result in results:
-        for m in result.models:
-            line = _advice(
-                escape(m.kernel), m.complexity(), m.extra("confidence"), m.extra("noise_detail")
-            )
-            if line:
-                err.print(f"[yellow]note[/] {line}", soft_wrap=True)
-            for seg in m.extra("segments") or []:
-                err.print(
-                    f"[yellow]note[/] {escape(m.kernel)}: {seg['sentence']}; one model over the "
-                    "whole range misleads: model each side separately or measure past the change",
-                    soft_wrap=True,
-                )
-            drift = m.extra("drift")
-            if drift is not None:
-                ((name, at),) = drift["at"].items()
-                err.print(
-                    f"[yellow]note[/] {escape(m.kernel)}: the medians at {name}={at:g} are "
-                    f"{drift['deviation']:+.0%} off the model while the other sizes fit; "
-                    "re-measure that size",
-                    soft_wrap=True,
-                )
-
-
-def _advice(
-    kernel: str, complexity: str, conf: dict[str, Any] | None, detail: dict[str, Any] | None
-) -> str | None:
-    detail = detail or {}
-    noise = detail.get("robust")
-    noisy = noise is not None and noise > NOISY
-    unsure = conf is not None and conf["probability"] < UNSURE
-    if not (noisy or unsure):
-        return None
-    parts = [f"{kernel}:"]
-    if unsure:
-        others = [
-            f"{c['complexity']} {c['probability']:.0%}"
-            for c in conf["classes"]
-            if c["complexity"] != complexity
-        ][:3]
-        parts.append(f"{complexity} is only {conf['probability']:.0%} likely")
-        if others:
-            parts.append(f"({', '.join(others)});")
-    if noisy:
-        worst = max(
-            (p for p in detail.get("points", []) if p["spread"] is not None),
-            key=lambda p: p["spread"],
-            default=None,
-        )
-        where = ""
-        if worst is not None:
-            ((name, at),) = worst["at"].items()
-            where = f", worst at {name}={at:g} ({worst['spread']:.0%})"
-        parts.append(f"noise is {noise:.0%}{where};")
-    parts.append(
-        "raise the repetitions (4x halves the noise of the medians), quiet the machine, "
-        "or measure a wider range of sizes"
-    )
-    return " ".join(parts)
+    for line in advice_lines(results):
+        err.print(line, soft_wrap=True)
 
 
 @app.command("check")
@@ -466,8 +370,9 @@ def _parse_target(text: str) -> tuple[str, float]:
 
 
 def _print_check(report: CheckReport) -> None:
-    console = Console(highlight=False)
-    console.print(verdict_table(report))
+    width = table_width()
+    console = Console(highlight=False, width=width)
+    console.print(verdict_table(report, width))
     for v in report.verdicts:
         for line in shown_reasons(v):
             style = STYLES[v.verdict]
@@ -751,7 +656,8 @@ def history_cmd(
         raise UsageError(
             f"{db}: no recorded {which}" + (f" with metric {metric!r}" if metric else "")
         )
-    Console(highlight=False).print(timeline_table(rows))
+    width = table_width()
+    Console(highlight=False, width=width).print(timeline_table(rows, width))
 
 
 @app.command("ci")
@@ -870,27 +776,11 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 def _print_run_summary(mset: MeasurementSet, output: Path) -> None:
-    console = Console(stderr=True, highlight=False)
-    table = Table(title=None, show_edge=True)
-    for column in ("benchmark", "metric", "sizes", "points", "repetitions", "noise"):
-        table.add_column(column, justify="left" if column in ("benchmark", "metric") else "right")
-    for kernel in mset.kernels:
-        reps = [len(p.values) for p in kernel.points]
-        noise = statistics.median(relative_uncertainty(p.values) for p in kernel.points)
-        first, last = kernel.points[0].at, kernel.points[-1].at
-        table.add_row(
-            escape(kernel.name),
-            escape(kernel.metric),
-            f"{_at_text(mset, first)} .. {_at_text(mset, last)}",
-            str(len(kernel.points)),
-            f"{min(reps)}-{max(reps)}" if min(reps) != max(reps) else str(reps[0]),
-            "-" if noise == float("inf") else f"{noise:.1%}",
-        )
-    console.print(table)
-    for error in mset.run.errors:
-        where = "" if error.at is None else " at " + _at_text(mset, tuple(error.at.values()))
-        text = escape(f"{error.benchmark}{where}: {error.message}")
-        console.print(f"[red]{error.kind}[/] {text}", soft_wrap=True)
+    width = table_width()
+    console = Console(stderr=True, highlight=False, width=width)
+    console.print(run_table(mset, width))
+    for line in error_lines(mset):
+        console.print(line, soft_wrap=True)
     state = "interrupted; kept" if mset.run.interrupted else "wrote"
     console.print(escape(f"perfguard run: {state} {len(mset.kernels)} kernels to {output}"))
 

@@ -239,4 +239,4 @@ def format_at(parameters: Sequence[str], point: Sequence[float]) -> str:
 
 
 def _fmt_at(at: tuple[float, ...]) -> str:
-    return "(" + ", ".join(f"{a:g}" for a in at) + ")"
+    return "(" + ", ".join(str(plain_number(a)) for a in at) + ")"

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from . import numbers as _numbers
 from .collection.timing import (
     TIMED_METRICS,
     UNITS,
@@ -273,7 +274,7 @@ def _judge(kernel: Kernel, spec: ScalingSpec) -> tuple[Verdict, int]:
 
 
 def _extent(spec: ScalingSpec) -> str:
-    ranges = [f"{name}={min(v):g}..{max(v):g}" for name, v in spec.sizes]
+    ranges = [f"{_numbers.at(name, min(v))}..{_numbers.size(max(v))}" for name, v in spec.sizes]
     return f"metric {spec.metric}, {len(spec.points())} points, {', '.join(ranges)}"
 
 

@@ -93,7 +93,7 @@ def test_output_is_deterministic(tmp_path: Path) -> None:
 def test_terminal_table_lists_models() -> None:
     result = perfguard("model", EXAMPLE)
     assert result.returncode == 0
-    for text in ("kernel", "complexity", "pair_loop", "O(n^2)"):
+    for text in ("kernel", "class", "pair_loop", "O(n^2)"):
         assert text in result.stdout
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import numbers
 from ..errors import UsageError
 from ..measurements import MeasurementSet
 from ..modeling import KernelAnalysis, analyze
@@ -296,7 +297,7 @@ class _Judge:
                 hinge = (p, le, admitted, held, at)
         if hinge is not None:
             p, le, admitted, held, at = hinge
-            size = f"{le.line.parameter}={at:g}"
+            size = numbers.at(le.line.parameter, at)
             message = (
                 f"{_bound_message(le, admitted, expectation, p, kind)}; but it hinges on "
                 f"{size}: without it {_percent(held)} (not enough to fail; re-measure {size})"
@@ -346,7 +347,7 @@ class _Judge:
             if held >= settings.held_out:
                 findings.add("regression", p, message)
             else:
-                size = f"{pairs[i][0].parameter}={at:g}"
+                size = numbers.at(pairs[i][0].parameter, at)
                 findings.undecide(
                     Reason(
                         "regression",
@@ -382,18 +383,22 @@ class _Judge:
         ratio = float(model.evaluate(at) / base.evaluate(at))
         if not math.isfinite(ratio) or ratio <= 0:
             return None
-        where = ", ".join(f"{p}={v:g}" for p, v in at.items())
+        where = ", ".join(numbers.at(p, v) for p, v in at.items())
         findings.note(
             Reason(
                 "change",
-                f"x{ratio:.2f} the baseline at {where} (includes any difference in runner speed)",
+                f"{numbers.factor(ratio)} the baseline at {where} (includes any difference in "
+                "runner speed)",
             )
         )
         limit = self.opts.max_slowdown
         if limit is not None and ratio >= limit:
             sigma = math.hypot(*(float(le.evidence.sigma[0]) for le in (pairs[0] if pairs else ())))
             sure = ratio / math.exp(2.33 * sigma) >= limit
-            message = f"x{ratio:.2f} slower than the baseline at {where}, the limit is x{limit:g}"
+            message = (
+                f"{numbers.factor(ratio)} slower than the baseline at {where}, the limit is "
+                f"{numbers.factor(limit)}"
+            )
             findings.add("slowdown", 1.0 if sure else self.opts.suggestive, message)
         return ratio
 
@@ -492,9 +497,17 @@ def _bound_message(
         if ratio[i] > 1.0:
             closest = _class_text(param, int(SPACE.lead[best]))
             text += (
-                f"; see {param}={ev.x[i]:g}, {ratio[i]:.2f}x the closest allowed curve ({closest})"
+                f"; see {numbers.at(param, ev.x[i])}: {numbers.factor(ratio[i])} "
+                f"{_best_curve(closest)}"
             )
     return text
+
+
+def _best_curve(closest: str) -> str:
+    """What the measurement is compared with: the bound's own class, fitted at its best."""
+    if closest == "1":
+        return "above the best constant (the bound allows no growth)"
+    return f"above the best fit of class {closest} (the bound's own)"
 
 
 def _growth(le: LineEvidence) -> float:
@@ -519,8 +532,8 @@ def _pair_message(
     lo, hi = cand.line.x[0], cand.line.x[-1]
     return (
         f"{now} now, {before} in the baseline; {_percent(p)} confident that it grows faster; "
-        f"from {param}={lo:g} to {hi:g} it grows x{_growth(cand):.2f}, "
-        f"the baseline x{_growth(base):.2f}"
+        f"from {numbers.at(param, lo)} to {numbers.size(hi)} it grows "
+        f"{numbers.factor(_growth(cand))}, the baseline {numbers.factor(_growth(base))}"
     )
 
 
@@ -545,6 +558,7 @@ def _advice(lines: list[LineEvidence]) -> str:
             tips.append(f"measure more sizes of {other.line.parameter} (now {len(other.line.x)})")
     top = max(lines, key=lambda le: le.line.x[-1] / le.line.x[0])
     tips.append(
-        f"extend {top.line.parameter} beyond {top.line.x[-1]:g} (e.g. to {4 * top.line.x[-1]:g})"
+        f"extend {top.line.parameter} beyond {numbers.size(top.line.x[-1])} "
+        f"(e.g. to {numbers.size(4 * top.line.x[-1])})"
     )
     return "to decide: " + "; ".join(tips)

@@ -26,6 +26,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from .. import numbers
 from ..measurements import MeasurementSet, RunInfo
 from . import Importer, register
 from ._common import DEFAULT_METRIC, SNIFF_BYTES, KernelTable, top_level_keys
@@ -56,7 +57,7 @@ def _label(value: Any) -> str:
 
 
 def _fmt_point(parameters: list[str], at: tuple[float, ...]) -> str:
-    return ", ".join(f"{p}={a:g}" for p, a in zip(parameters, at))
+    return ", ".join(numbers.at(p, a) for p, a in zip(parameters, at))
 
 
 class _Reader:

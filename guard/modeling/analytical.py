@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import numbers
 from ..measurements import plain_number
 
 __all__ = [
@@ -104,7 +105,7 @@ class AnalyticalModel:
         bad = ~(np.isfinite(out) & (out > 0))
         if bad.any():
             i = int(np.argmax(bad))
-            at = ", ".join(f"{p}={arrays[p].reshape(-1)[i]:g}" for p in self.parameters)
+            at = ", ".join(numbers.at(p, arrays[p].reshape(-1)[i]) for p in self.parameters)
             raise AnalyticalError(
                 f"{self.source!r} gives {out[i]:g} at {at}; "
                 "an analytical model must be positive and finite"

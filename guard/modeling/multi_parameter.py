@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from .. import numbers
 from ..measurements import Kernel, Point, kernel_problems
 from .fitting import fit_batch, smape
 from .noise import range_of_relative_deviation, rrd_batch
@@ -270,7 +271,7 @@ def _line_reason(
     name: str, parameters: tuple[str, ...], p: int, fixed: tuple[float, ...], count: int
 ) -> str:
     others = [q for q in parameters if q != name]
-    where = ", at " + ", ".join(f"{q}={v:g}" for q, v in zip(others, fixed)) if others else ""
+    where = ", at " + ", ".join(numbers.at(q, v) for q, v in zip(others, fixed)) if others else ""
     return (
         f"no line of {MIN_LINE_POINTS} points varying only {name} with the others fixed "
         f"(at most {count}{where}); measure {MIN_LINE_POINTS - count} more value(s) of "
@@ -283,7 +284,7 @@ def _off_line_reason(item: _Prepared, active: tuple[int, ...], parameters: tuple
     suggestion = item.at[item.lines[0].indices[0]].tolist()
     for p in active:
         suggestion[p] = item.lines[p].x[-1]
-    at = "(" + ", ".join(f"{v:g}" for v in suggestion) + ")"
+    at = "(" + ", ".join(numbers.size(v) for v in suggestion) + ")"
     return (
         f"{' and '.join(names)} each change the value, but no point lies off the lines, so "
         f"additive and multiplicative effects cannot be told apart; measure at least one "

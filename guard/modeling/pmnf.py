@@ -192,13 +192,18 @@ class Model:
         return total
 
     def formula(self) -> str:
-        """``1.0e-3 + 2.0e-7·n·log2(n)``."""
-        text = _number(self.constant) if self.constant >= 0 else f"-{_number(self.constant)}"
+        """``1.0e-3 + 2.0e-7·n·log2(n)``; a zero constant is left out (``2.0e-7·n``)."""
+        parts = []
+        if self.constant != 0 or not self.terms:
+            parts.append(
+                _number(self.constant) if self.constant >= 0 else f"-{_number(self.constant)}"
+            )
         for term in self.terms:
-            sign = "+" if term.coefficient >= 0 else "-"
             body = "·".join(f.formula() for f in term.factors if f.formula())
-            text += f" {sign} {_number(term.coefficient)}·{body}"
-        return text
+            sign = "-" if term.coefficient < 0 else ("+" if parts else "")
+            text = f"{_number(term.coefficient)}·{body}"
+            parts.append(f"{sign} {text}" if sign and parts else f"{sign}{text}")
+        return " ".join(parts)
 
     def lead_terms(self) -> tuple[Term, ...]:
         """Terms not dominated asymptotically by another term (the Big-O class)."""

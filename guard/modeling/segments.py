@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import numbers
 from .noise import range_of_relative_deviation
 from .penalized import PenalizedModeler
 from .pmnf import Factor, Model, Term
@@ -126,8 +127,8 @@ class Segmentation:
             changes.append(f"grows {faster} (exponent {self.growth_change:+.2f})")
         low, high = self.segments
         return (
-            f"behaviour changes between {parameter}={self.below:g} and "
-            f"{parameter}={self.above:g}: {', '.join(changes)}; "
+            f"behaviour changes between {numbers.at(parameter, self.below)} and "
+            f"{numbers.at(parameter, self.above)}: {', '.join(changes)}; "
             f"below: {low.describe(parameter)}, above: {high.describe(parameter)}"
         )
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import jinja2
 import numpy as np
 
+from .. import numbers
 from ..checking.verdicts import CheckReport, Verdict
 from ..measurements import Kernel, MeasurementSet, format_at
 from ..modeling.analytical import AnalyticalError, AnalyticalModel, departure
@@ -360,7 +361,7 @@ class _Page:
             "icon": ICONS[self.report.status],
             "status": self.report.status,
             "counts": counts_sentence(self.report),
-            "target": ", ".join(f"{k}={v:g}" for k, v in sorted(self.report.target.items())),
+            "target": ", ".join(numbers.at(k, v) for k, v in sorted(self.report.target.items())),
             "rows": rows,
             "details": details,
             "icons": ICONS,

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from rich.table import Table
 
+from .. import numbers
 from ..modeling.predict import Predictor
 from .charts import scale_values
 
@@ -55,7 +56,7 @@ def predictions_table(predictor: Predictor, rows: Sequence[dict[str, object]]) -
         at = row["at"]
         assert isinstance(at, dict)
         outside = row.get("outside_measured") or []
-        cells = [f"{at[p]:g}" + ("*" if p in outside else "") for p in predictor.parameters]
+        cells = [numbers.size(at[p]) + ("*" if p in outside else "") for p in predictor.parameters]
         cells.append(_num(row["value"], factor))
         cells.append(f"{_num(row['low'], factor)} .. {_num(row['high'], factor)}")
         if predictor.analytical is not None:

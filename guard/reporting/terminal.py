@@ -1,49 +1,68 @@
-"""The rich table ``perfguard check`` prints."""
+"""The table ``perfguard check`` prints, fitted to the width it gets (tables.py)."""
 
 from __future__ import annotations
 
-from rich.table import Table
+from rich.console import RenderableType
 from rich.text import Text
 
+from .. import numbers
 from ..checking.verdicts import CheckReport, Verdict
 from .summary import decisive_probability
+from .tables import Column, fit
 
 __all__ = ["STYLES", "verdict_table"]
 
 STYLES = {"pass": "green", "fail": "bold red", "inconclusive": "yellow", "error": "magenta"}
 
 
-def verdict_table(report: CheckReport) -> Table:
+def verdict_table(report: CheckReport, width: int = 80) -> RenderableType:
     """One row per kernel: verdict, expectation, classes now and before, evidence."""
-    table = Table(header_style="bold")
-    metrics = len({v.metric for v in report.verdicts}) > 1
-    for col in ("kernel", "metric", "verdict", "expected", "class", "baseline"):
-        if col != "metric" or metrics:
-            table.add_column(col, overflow="fold")
-    table.add_column("change", justify="right")
-    table.add_column("P(worse)", justify="right")
-    if report.target:
-        where = ", ".join(f"{k}={v:g}" for k, v in report.target.items())
-        table.add_column(f"at {where}", justify="right")
-        table.add_column("rank", justify="right")
-    for v in report.verdicts:
-        row = _row(v, bool(report.target))
-        table.add_row(*(row if metrics else row[:1] + row[2:]))
-    return table
-
-
-def _row(v: Verdict, target: bool) -> list[str | Text]:
-    p = decisive_probability(v)
-    row: list[str | Text] = [
-        Text(v.kernel),
-        Text(v.metric),
-        Text(v.verdict, style=STYLES[v.verdict]),
-        v.expectation or "-",
-        v.model.complexity() if v.model is not None else "-",
-        v.baseline_model.complexity() if v.baseline_model is not None else "-",
-        "-" if v.change is None else f"x{v.change:.2f}",
-        "-" if p is None else f"{p:.1%}",
+    vs = report.verdicts
+    metrics = len({v.metric for v in vs}) > 1
+    columns = [
+        Column("kernel", tuple(Text(v.kernel) for v in vs)),
+        Column("verdict", tuple(Text(v.verdict, style=STYLES[v.verdict]) for v in vs)),
+        Column("expected", tuple(v.expectation or "-" for v in vs)),
+        Column("class", tuple(_class(v.model) for v in vs)),
+        Column("baseline", tuple(_class(v.baseline_model) for v in vs), drop=1),
+        Column(
+            "change",
+            tuple(_change(v, short=False) for v in vs),
+            numeric=True,
+            short=tuple(_change(v, short=True) for v in vs),
+        ),
+        Column("P(worse)", tuple(_probability(v) for v in vs), numeric=True, drop=2),
     ]
-    if target:
-        row += ["-" if v.predicted is None else f"{v.predicted:.3g}", str(v.rank or "-")]
-    return row
+    if metrics:
+        columns.insert(1, Column("metric", tuple(Text(v.metric) for v in vs)))
+    if report.target:
+        where = ", ".join(numbers.at(k, x) for k, x in report.target.items())
+        columns.append(
+            Column(
+                f"at {where}",
+                tuple(numbers.quantity(v.predicted, _unit(v)) for v in vs),
+                numeric=True,
+                short=tuple(numbers.quantity(v.predicted, None, 2) for v in vs),
+            )
+        )
+        ranks = tuple(str(v.rank or "-") for v in vs)
+        columns.append(Column("rank", ranks, numeric=True, drop=3))
+    return fit(columns, width)
+
+
+def _class(model: object) -> str:
+    complexity = getattr(model, "complexity", None)
+    return complexity() if complexity is not None else "-"
+
+
+def _change(v: Verdict, short: bool) -> str:
+    return "-" if v.change is None else numbers.factor(v.change, short=short)
+
+
+def _probability(v: Verdict) -> str:
+    p = decisive_probability(v)
+    return "-" if p is None else numbers.percent(p)
+
+
+def _unit(v: Verdict) -> str | None:
+    return "s" if v.metric in ("time", "cpu") else None

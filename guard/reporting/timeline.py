@@ -4,30 +4,38 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.table import Table
+from rich.console import RenderableType
 from rich.text import Text
 
+from .. import numbers
 from ..history import TimelineRow
+from .tables import Column, fit
 from .terminal import STYLES
 
 __all__ = ["timeline_table"]
 
 
-def timeline_table(rows: Sequence[TimelineRow]) -> Table:
+def timeline_table(rows: Sequence[TimelineRow], width: int = 80) -> RenderableType:
     """One row per kernel and commit, oldest first; a class that changed is highlighted."""
-    table = Table(header_style="bold")
-    for name in ("kernel", "metric", "commit", "branch", "date", "class", "verdict"):
-        table.add_column(name, overflow="fold", no_wrap=name in ("commit", "date", "verdict"))
-    table.add_column("at target", justify="right", no_wrap=True)
+    cells: list[list[Text]] = []
     known: str | None = None  # the kernel's last known class, to highlight a change
     for i, row in enumerate(rows):
         first = i == 0 or _key(rows[i - 1]) != _key(row)
-        last = i + 1 == len(rows) or _key(rows[i + 1]) != _key(row)
         known = None if first else known
         changed = None not in (known, row.complexity) and known != row.complexity
-        table.add_row(*_cells(row, first=first, changed=changed), end_section=last)
+        cells.append(_cells(row, first=first, changed=changed))
         known = row.complexity or known
-    return table
+    headers = ("kernel", "metric", "commit", "branch", "date", "class", "verdict", "at target")
+    columns = [
+        Column(
+            name,
+            tuple(r[j] for r in cells),
+            numeric=name == "at target",
+            drop={"metric": 2, "branch": 1}.get(name, 0),
+        )
+        for j, name in enumerate(headers)
+    ]
+    return fit(columns, width)
 
 
 def _key(row: TimelineRow) -> tuple[str, str]:
@@ -44,12 +52,5 @@ def _cells(row: TimelineRow, first: bool, changed: bool) -> list[Text]:
         Text(row.recorded_at[:10]),
         Text(row.complexity or "-", style="bold yellow" if changed else ""),
         Text(row.verdict or "-", style=STYLES.get(row.verdict or "", "dim")),
-        Text(_predicted(row)),
+        Text(numbers.quantity(row.predicted_at_target, row.unit)),
     ]
-
-
-def _predicted(row: TimelineRow) -> str:
-    if row.predicted_at_target is None:
-        return "-"
-    unit = f" {row.unit}" if row.unit else ""
-    return f"{row.predicted_at_target:.4g}{unit}"

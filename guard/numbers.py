@@ -1,0 +1,72 @@
+"""Numbers the way a person reads them, in every table, report and message.
+
+No ``e+06``: sizes are integers as written (``1048576``) or powers of two (``2^20``),
+factors carry thousands separators (``×61,566``), other quantities three significant
+digits with a plain exponent (``3.74e3 s``).  The ``short`` forms are what a table falls
+back to before it gives up a column.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["at", "compact", "factor", "percent", "quantity", "size"]
+
+_POW2_FROM = 1024  # powers of two from 2^10 read better as 2^k than as digits
+
+
+def size(value: float, powers_of_two: bool = False) -> str:
+    """A parameter value: ``1000000``, ``2^20`` (with ``powers_of_two``), ``0.5``."""
+    v = float(value)
+    if not math.isfinite(v):
+        return str(v)
+    if v.is_integer():
+        n = int(v)
+        if powers_of_two and n >= _POW2_FROM and n & (n - 1) == 0:
+            return f"2^{n.bit_length() - 1}"
+        return str(n)
+    return compact(v, 4)
+
+
+def at(parameter: str, value: float, powers_of_two: bool = False) -> str:
+    """``n=1048576``: a size in a sentence."""
+    return f"{parameter}={size(value, powers_of_two)}"
+
+
+def factor(ratio: float, short: bool = False) -> str:
+    """``×61,566``, ``×12.4``, ``×1.02``; short: ``×6.2e4`` from 10,000 on."""
+    r = float(ratio)
+    if not math.isfinite(r):
+        return f"×{r}"
+    if short and r >= 1e4:
+        return "×" + compact(r, 2)
+    if r >= 100:
+        return f"×{r:,.0f}"
+    if r >= 10:
+        return f"×{r:.1f}"
+    return f"×{r:.2f}"
+
+
+def compact(value: float, digits: int = 3) -> str:
+    """``3.74e3``, ``0.136``, ``521``, ``2.9e-9``: significant digits, a plain exponent."""
+    v = float(value)
+    if v == 0 or not math.isfinite(v):
+        return "0" if v == 0 else str(v)
+    text = f"{v:.{digits}g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def quantity(value: float | None, unit: str | None = None, digits: int = 3) -> str:
+    """A measured or predicted value with its unit: ``3.74e3 s``, ``0.136 s``; ``-`` for none."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    text = compact(value, digits)
+    return f"{text} {unit}" if unit else text
+
+
+def percent(p: float, digits: int = 1) -> str:
+    """``62.1%``."""
+    return f"{100 * p:.{digits}f}%"

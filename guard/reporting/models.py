@@ -1,0 +1,136 @@
+"""What ``perfguard model`` prints: the models table and a line of advice per unsure model."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import RenderableType
+from rich.markup import escape
+
+from .. import numbers
+from ..modeling import ModelingResult
+from ..modeling.pmnf import Model
+from .tables import Column, fit
+
+__all__ = ["UNSURE", "advice_lines", "models_table"]
+
+UNSURE = 0.8  # below this class probability, say what would settle it
+NOISY = 0.2  # a robust noise band wider than this is worth a warning on its own
+
+
+def models_table(
+    results: Sequence[tuple[str, ModelingResult]], predicted: str | None, width: int = 80
+) -> RenderableType:
+    """One row per model: formula, class, fit, noise, how sure, and the prediction."""
+    rows = [(path, m) for path, result in results for m in result.models]
+    models = [m for _, m in rows]
+    columns = [
+        Column("kernel", tuple(m.kernel for m in models)),
+        Column("metric", tuple(m.metric for m in models), drop=2),
+        Column("model", tuple(_spaced(m.formula()) for m in models)),
+        Column("class", tuple(m.complexity() for m in models)),
+        Column("SMAPE %", tuple(f"{m.smape:.2f}" for m in models), numeric=True, drop=3),
+        Column("noise", tuple(_noise(m) for m in models), numeric=True, drop=1),
+        Column("sure", tuple(_sure(m) for m in models), numeric=True),
+    ]
+    if len(results) > 1:
+        columns.insert(0, Column("input", tuple(path for path, _ in rows)))
+    if predicted:
+        level = _level_of(models)
+        columns.append(
+            Column(
+                f"{predicted} ({level:.0%})",
+                tuple(_prediction(m.extra("prediction")) for m in models),
+            )
+        )
+    return fit(columns, width)
+
+
+def _spaced(formula: str) -> str:
+    # break points for a narrow column between the terms, never inside one
+    return formula.replace(" + ", " +\u00a0").replace(" - ", " -\u00a0")
+
+
+def _noise(m: Model) -> str:
+    return "-" if m.noise is None else numbers.percent(m.noise)
+
+
+def _sure(m: Model) -> str:
+    conf = m.extra("confidence")
+    return "-" if conf is None else f"{conf['probability']:.0%}"
+
+
+def _prediction(pred: dict[str, Any] | None) -> str:
+    if pred is None:
+        return "-"
+    value, low, high = (numbers.compact(pred[k]) for k in ("value", "low", "high"))
+    return f"{value} [{low}..{high}]"
+
+
+def _level_of(models: Sequence[Model]) -> float:
+    for m in models:
+        if "prediction" in m.extras:
+            return float(m.extra("prediction")["level"])
+    return 0.9
+
+
+def advice_lines(results: Sequence[tuple[str, ModelingResult]]) -> list[str]:
+    """Rich-markup lines: unsure classes, noisy points, changes of behaviour, shifted sizes."""
+    out = []
+    for _, result in results:
+        for m in result.models:
+            line = _advice(m)
+            if line:
+                out.append(f"[yellow]note[/] {line}")
+            for seg in m.extra("segments") or []:
+                out.append(
+                    f"[yellow]note[/] {escape(m.kernel)}: {escape(seg['sentence'])}; one model "
+                    "over the whole range misleads: model each side separately or measure "
+                    "past the change"
+                )
+            drift = m.extra("drift")
+            if drift is not None:
+                ((name, at),) = drift["at"].items()
+                out.append(
+                    f"[yellow]note[/] {escape(m.kernel)}: the values at {numbers.at(name, at)} "
+                    f"are {drift['deviation']:+.0%} off the model while the other sizes fit; "
+                    "re-measure that size"
+                )
+    return out
+
+
+def _advice(m: Model) -> str | None:
+    conf, detail = m.extra("confidence"), m.extra("noise_detail") or {}
+    noise = detail.get("robust")
+    noisy = noise is not None and noise > NOISY
+    unsure = conf is not None and conf["probability"] < UNSURE
+    if not (noisy or unsure):
+        return None
+    complexity = m.complexity()
+    parts = [f"{escape(m.kernel)}:"]
+    if unsure:
+        others = [
+            f"{c['complexity']} {c['probability']:.0%}"
+            for c in conf["classes"]
+            if c["complexity"] != complexity
+        ][:3]
+        parts.append(f"{complexity} is only {conf['probability']:.0%} likely")
+        if others:
+            parts.append(f"({', '.join(others)});")
+    if noisy:
+        parts.append(f"noise is {noise:.0%}{_worst(detail)};")
+    parts.append(
+        "raise the repetitions (4x halves the noise of the medians), quiet the machine, "
+        "or measure a wider range of sizes"
+    )
+    return " ".join(parts)
+
+
+def _worst(detail: dict[str, Any]) -> str:
+    spread = [p for p in detail.get("points", []) if p["spread"] is not None]
+    if not spread:
+        return ""
+    worst = max(spread, key=lambda p: p["spread"])
+    ((name, at),) = worst["at"].items()
+    return f", worst at {numbers.at(name, at)} ({worst['spread']:.0%})"

@@ -1,0 +1,134 @@
+"""Tables that fit the width they get: CI logs are 80 columns and not a terminal.
+
+A column never splits a header word or a number: each column is at least as wide as its
+longest header word, and a number column as wide as its widest number.  When that does not
+fit, columns that are empty for every row go first, then the short forms of the numbers
+(``×6.2e4``), then the optional columns, least important first; when even that does not fit, every
+row becomes a block of ``header: value`` lines.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+__all__ = ["Column", "fit", "table_width"]
+
+_EMPTY = ("", "-")
+_ACTIONS_WIDTH = 120  # GitHub's log viewer wraps long lines itself
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: its header and cells; numbers right-aligned and never broken."""
+
+    header: str
+    cells: tuple[str | Text, ...]
+    numeric: bool = False
+    drop: int = 0  # 0: always shown; else dropped when too wide, the highest first
+    short: tuple[str | Text, ...] | None = None  # narrower cells to try before dropping
+    style: str | None = None
+
+    def min_width(self) -> int:
+        if self.numeric:  # never wrapped: the header must fit on one line too
+            return max([len(self.header)] + [len(_plain(c)) for c in self.cells])
+        words = [len(w) for w in self.header.split()]
+        words += [len(w) for c in self.cells for w in _plain(c).split()]
+        return max(words, default=1)
+
+    def max_width(self) -> int:
+        lines = [self.header] + [_plain(c) for c in self.cells]
+        return max(len(line) for line in lines)
+
+    @property
+    def empty(self) -> bool:
+        return all(_plain(c).strip() in _EMPTY for c in self.cells)
+
+
+def table_width(environ: Mapping[str, str] | None = None) -> int:
+    """The width to lay tables out for: COLUMNS, else 120 in GitHub Actions, else 80."""
+    env = os.environ if environ is None else environ
+    columns = env.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    return _ACTIONS_WIDTH if env.get("GITHUB_ACTIONS") == "true" else 80
+
+
+def fit(columns: Sequence[Column], width: int, header_style: str = "bold") -> RenderableType:
+    """The widest layout that fits ``width``: a table, or one block per row."""
+    chosen = [c for c in columns if not c.empty] or list(columns[:1])
+    if _needed(chosen) > width:
+        chosen = [replace(c, cells=c.short) if c.short is not None else c for c in chosen]
+    while _needed(chosen) > width and any(c.drop for c in chosen):
+        chosen.remove(max(chosen, key=lambda c: c.drop))
+    if _needed(chosen) > width:
+        return _blocks([c for c in columns if not c.empty])
+    return _table(chosen, _widths(chosen, width), header_style)
+
+
+def _widths(columns: Sequence[Column], width: int) -> list[int]:
+    """Each column's width: all it wants if that fits, else its minimum plus a share of
+    the room left, in proportion to how much more it wants (rich's own layout may squeeze
+    a column below its longest word)."""
+    low = [c.min_width() for c in columns]
+    high = [max(c.max_width(), m) for c, m in zip(columns, low)]
+    room = width - (sum(w + 3 for w in low) + 1)
+    want = [h - lw for h, lw in zip(high, low)]
+    if room >= sum(want):
+        return high
+    total = sum(want) or 1
+    out = [lw + (room * w) // total for lw, w in zip(low, want)]
+    return out
+
+
+def _needed(columns: Sequence[Column]) -> int:
+    # rich's default box: one separator per column and one more, one space of padding a side
+    return sum(c.min_width() + 3 for c in columns) + 1
+
+
+def _table(columns: Sequence[Column], widths: Sequence[int], header_style: str) -> Table:
+    table = Table(header_style=header_style)
+    for c, w in zip(columns, widths):
+        table.add_column(
+            c.header,
+            justify="right" if c.numeric else "left",
+            no_wrap=c.numeric,
+            width=w,
+            overflow="fold",
+            style=c.style,
+        )
+    rows = len(columns[0].cells) if columns else 0
+    for i in range(rows):
+        table.add_row(*(_text(c.cells[i]) for c in columns))
+    return table
+
+
+def _text(cell: str | Text) -> Text:
+    """User text is never rich markup: ``test_sort[kind=list]`` stays as written."""
+    return cell if isinstance(cell, Text) else Text(cell)
+
+
+def _blocks(columns: Sequence[Column]) -> Group:
+    """Every row as ``first cell`` and then ``header: value`` lines."""
+    rows = len(columns[0].cells) if columns else 0
+    parts: list[RenderableType] = []
+    for i in range(rows):
+        head = columns[0].cells[i]
+        parts.append(head if isinstance(head, Text) else Text(head, style="bold"))
+        for c in columns[1:]:
+            value = c.cells[i]
+            if _plain(value).strip() in _EMPTY:
+                continue
+            line = Text(f"  {c.header}: ")
+            line.append(_text(value))
+            parts.append(line)
+    return Group(*parts)
+
+
+def _plain(cell: str | Text) -> str:
+    return cell.plain if isinstance(cell, Text) else str(cell)
