@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "SCHEMA",
     "Point",
     "Kernel",
+    "ReportedComplexity",
     "RunError",
     "RunInfo",
     "MeasurementSet",
@@ -39,17 +42,49 @@ class Point:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "at", tuple(float(a) for a in self.at))
-        object.__setattr__(self, "values", tuple(float(v) for v in self.values))
+        object.__setattr__(self, "values", tuple(map(float, self.values)))
+
+
+@dataclass(frozen=True)
+class ReportedComplexity:
+    """A benchmark tool's own asymptotic fit of a kernel, carried as the file gave it.
+
+    Google Benchmark's ``Complexity()`` writes ``BM_Sort_BigO`` (``big_o`` "NlgN" and a
+    coefficient: time ~ coefficient * f(N)) and ``BM_Sort_RMS`` (the fit's relative RMS
+    error). ``N`` is the tool's complexity N (``SetComplexityN``), which need not be one
+    of the measurement parameters, so the class keeps the tool's letter.
+    """
+
+    tool: str
+    big_o: str  # as the tool wrote it: "NlgN", "N^2", "(1)", "f(N)"
+    complexity: str  # the same in Big-O notation: "O(N log N)"
+    coefficient: float | None = None  # in the kernel's unit per unit of f(N)
+    unit: str | None = None
+    rms: float | None = None  # relative RMS error of the tool's fit (0.14 is 14%)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``reported_complexity`` field of a models@1 entry."""
+        out: dict[str, Any] = {"tool": self.tool, "big_o": self.big_o}
+        out["complexity"] = self.complexity
+        for key in ("coefficient", "unit", "rms"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
 
 
 @dataclass(frozen=True)
 class Kernel:
-    """The measurements of one kernel (call path, benchmark) for one metric."""
+    """The measurements of one kernel (call path, benchmark) for one metric.
+
+    ``reported`` is a tool's own complexity fit, when the file carries one: an annotation,
+    not a measurement, so it is not part of the kernel's equality nor of measurements@1.
+    """
 
     name: str
     metric: str
     points: tuple[Point, ...]
     unit: str | None = None
+    reported: ReportedComplexity | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -217,13 +252,16 @@ def kernel_problems(kernel: Kernel, min_points: int = 5) -> list[str]:
 
 def _bad_values(points: Iterable[Point]) -> str:
     for point in points:
-        for v in point.values:
-            if math.isnan(v):
-                return f"NaN value at {_fmt_at(point.at)}"
-            if math.isinf(v):
-                return f"infinite value at {_fmt_at(point.at)}"
-            if v <= 0:
-                return f"non-positive value {v:g} at {_fmt_at(point.at)}"
+        v = np.asarray(point.values, dtype=float)
+        bad = np.flatnonzero(~(v > 0) | np.isinf(v))  # NaN fails v > 0
+        if bad.size == 0:
+            continue
+        first = float(v[bad[0]])
+        if math.isnan(first):
+            return f"NaN value at {_fmt_at(point.at)}"
+        if math.isinf(first):
+            return f"infinite value at {_fmt_at(point.at)}"
+        return f"non-positive value {first:g} at {_fmt_at(point.at)}"
     return ""
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -592,3 +593,25 @@ def test_deeply_nested_json_is_a_format_error(tmp_path: Path, head: str) -> None
     path.write_text(head + "[" * 100_000)
     with pytest.raises(FormatError, match="nested too deeply"):
         formats.load(path)
+
+
+# --- native: repetitions ------------------------------------------------------------------
+
+
+def native_values(values: str) -> str:
+    return (
+        '{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": '
+        '[{"name": "k", "points": [{"at": {"n": 1}, "values": ' + values + "}]}]}"
+    )
+
+
+def test_native_values_keep_null_as_nan_and_refuse_other_types() -> None:
+    (point,) = formats.parse(native_values("[1, 2.5, null]"), "m.json").kernels[0].points
+    assert point.values[:2] == (1.0, 2.5) and math.isnan(point.values[2])
+    for bad, message in [
+        ("[1.0, true]", "kernels[0].points[0].values[1]: expected a number, got true"),
+        ('[1.0, "2"]', 'kernels[0].points[0].values[1]: expected a number, got "2"'),
+        ("[1" + "0" * 400 + "]", "kernels[0].points[0].values[0]: number 1000"),
+    ]:
+        with pytest.raises(FormatError, match=re.escape(message)):
+            formats.parse(native_values(bad), "m.json")

@@ -462,6 +462,16 @@ PYTEST_ERRORS = [
         5,
         "benchmarks[0].stats.data: expected a list, got 3",
     ),
+    (
+        [pb_row("t[1]", {"n": 1}, '{"median": 1.0, "data": [1.0, 2, true]}')],
+        5,
+        "benchmarks[0].stats.data[2]: expected a number, got true",
+    ),
+    (
+        [pb_row("t[1]", {"n": 1}, '{"median": 1.0, "data": [1.0, 1' + "0" * 400 + "]}")],
+        5,
+        "benchmarks[0].stats.data[1]: number 1000",
+    ),
     (['  {"name": "t[1]", "params": {"n": 1}}'], 5, 'benchmarks[0]: missing "stats"'),
     (
         [pb_row("test_sort[256]", {"n": 256}), pb_row("test_sort[256]", {"n": 256})],
@@ -588,6 +598,47 @@ def test_google_skips_aggregates_failures_and_old_complexity_rows() -> None:
     assert points(mset, "BM_A") == [(8.0,), (64.0,)]
     assert values(mset, "BM_A", (8,)) == (5e-9, 7e-9)
     assert values(mset, "BM_A", (64,), "cpu") == (8e-9,)
+
+
+def test_google_old_complexity_rows_are_carried_on_their_family() -> None:
+    mset = parse_google(
+        *(gb_row(f"BM_A/{n}", 5.0) for n in (8, 16)),
+        '  {"name": "BM_A_BigO", "cpu_coefficient": 2.5, "big_o": "N", "time_unit": "us"}',
+        '  {"name": "BM_A_RMS", "rms": 0.01}',
+    )
+    cpu, time = mset.kernel("BM_A", "cpu").reported, mset.kernel("BM_A", "time").reported
+    assert cpu is not None and (cpu.complexity, cpu.coefficient, cpu.rms) == ("O(N)", 2.5e-6, 0.01)
+    # No real_coefficient in the row: the class stays, the coefficient is unknown.
+    assert time is not None and (time.complexity, time.coefficient, time.rms) == (
+        "O(N)",
+        None,
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "complexity", "coefficient"),
+    [
+        ({"big_o": "f(N)", "cpu_coefficient": 3.0}, "O(f(N))", 3e-9),  # a Complexity(lambda)
+        ({"big_o": "NlgN", "cpu_coefficient": "fast"}, "O(N log N)", None),
+        ({"big_o": "lgN", "cpu_coefficient": 1.0, "time_unit": "weeks"}, "O(log N)", None),
+        ({"big_o": 7, "cpu_coefficient": 1.0}, None, None),
+        ({"big_o": "", "cpu_coefficient": 1.0}, None, None),
+    ],
+)
+def test_google_complexity_fields_of_an_unexpected_kind_are_left_out(
+    fields: dict[str, Any], complexity: str | None, coefficient: float | None
+) -> None:
+    big_o = {"name": "BM_A_BigO", "run_name": "BM_A", "run_type": "aggregate"}
+    big_o |= {"aggregate_name": "BigO", "time_unit": "ns", **fields}
+    mset = parse_google(gb_row("BM_A/8"), gb_row("BM_A/16"), "  " + json.dumps(big_o))
+    assert values(mset, "BM_A", (8,), "cpu") == (1e-9,)
+    reported = mset.kernel("BM_A", "cpu").reported
+    if complexity is None:
+        assert reported is None
+    else:
+        assert reported is not None
+        assert (reported.complexity, reported.coefficient) == (complexity, coefficient)
 
 
 GOOGLE_ERRORS = [

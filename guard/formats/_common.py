@@ -19,6 +19,7 @@ __all__ = [
     "decode_json",
     "json_number",
     "json_values",
+    "plain_numbers",
     "top_level_keys",
 ]
 
@@ -77,6 +78,22 @@ def json_number(
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise FormatError(f"{where}: expected a number, got {json.dumps(value)}", path, line)
     return float(value)
+
+
+_NUMBER_TYPES = frozenset((int, float))  # exact types: a JSON true is a bool, not a number
+
+
+def plain_numbers(items: list[Any]) -> list[float] | None:
+    """Every item as a float when all are JSON numbers, else None (check them one by one).
+
+    The fast path for lists of 100,000 timings: one pass in C instead of a check each.
+    """
+    if not set(map(type, items)) <= _NUMBER_TYPES:
+        return None
+    try:
+        return list(map(float, items))
+    except OverflowError:  # an integer beyond float range: let the slow path name it
+        return None
 
 
 def json_values(value: Any, where: str, path: str, line: int | None = None) -> list[float]:

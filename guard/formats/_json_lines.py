@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..measurements import Kernel, MeasurementSet, RunInfo
-from ._common import decode_json
+from ._common import decode_json, plain_numbers
 
 __all__ = ["JsonPath", "JsonFile", "describe", "locate", "shown"]
 
@@ -159,6 +159,9 @@ class JsonFile:
     def numbers(self, value: Any, at: JsonPath) -> list[float]:
         """``value`` if it is a list of JSON numbers."""
         items = self.arr(value, at)
+        fast = plain_numbers(items)
+        if fast is not None:
+            return fast
         return [self.number(v, [*at, i]) for i, v in enumerate(items)]
 
     def measurement_set(

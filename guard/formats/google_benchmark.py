@@ -16,8 +16,11 @@ error. The setting segments ``repeats:``, ``min_time:``, ``min_warmup_time:``,
 
 Each family gives two kernels: metric ``time`` from ``real_time`` and metric ``cpu`` from
 ``cpu_time``, converted from ``time_unit`` to seconds (unit ``s``). Only iteration rows are
-read, one value per repetition; aggregates (mean, median, stddev, cv, BigO, RMS) and runs
-that were skipped or failed (``error_occurred``) are left out. User counters are ignored.
+read, one value per repetition; aggregates (mean, median, stddev, cv) and runs that were
+skipped or failed (``error_occurred``) are left out. User counters are ignored.
+Google Benchmark's own ``Complexity()`` fit (the ``_BigO`` and ``_RMS`` rows) is carried on
+the family's kernels as ``reported`` (see ``_google_complexity``), shown beside perfguard's
+class; it does not enter the measurements.
 The run info takes the start from ``context.date`` and a few context fields as the machine.
 """
 
@@ -30,6 +33,7 @@ from typing import Any
 from ..measurements import MeasurementSet, RunInfo
 from . import Importer, register
 from ._common import SNIFF_BYTES, KernelTable, top_level_keys
+from ._google_complexity import ComplexityRows, complexity_kind
 from ._json_lines import JsonFile, shown
 
 __all__: list[str] = []
@@ -75,9 +79,8 @@ def _positional(index: int) -> str:
 
 def _skipped(row: dict[str, Any]) -> bool:
     aggregate = row.get("run_type") == "aggregate" or "aggregate_name" in row
-    summary = "big_o" in row or "rms" in row  # Complexity() rows of old versions
     failed = row.get("error_occurred") is True or row.get("skipped") is True
-    return aggregate or summary or failed
+    return aggregate or failed
 
 
 class _Reader:
@@ -88,10 +91,15 @@ class _Reader:
         self.parameters: list[str] = []
         self.first = 0  # the row that fixed the parameters
         self.table = KernelTable()
+        self.complexity = ComplexityRows(_SECONDS)
 
     def add(self, i: int, row: Any) -> None:
         at = ["benchmarks", i]
         row = self.doc.obj(row, at)
+        kind = complexity_kind(row)
+        if kind is not None:
+            self.complexity.add(row, kind, lambda name: _split_name(name)[0])
+            return
         if _skipped(row):
             return
         key = "run_name" if "run_name" in row else "name"
@@ -162,7 +170,10 @@ def _parse(text: str, path: str) -> MeasurementSet:
         reader.add(i, row)
     if not reader.parameters:
         raise doc.fail(["benchmarks"], "no benchmark runs (only aggregates or failed runs)")
-    kernels = tuple(replace(k, unit="s") for k in reader.table.kernels())
+    kernels = tuple(
+        replace(k, unit="s", reported=reader.complexity.reported(k.name, k.metric))
+        for k in reader.table.kernels()
+    )
     return doc.measurement_set(reader.parameters, kernels, _run(root))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import FormatError
 from ..measurements import SCHEMA, Kernel, MeasurementSet, Point, RunError, RunInfo
 from . import Importer, register
-from ._common import decode_json
+from ._common import decode_json, plain_numbers
 
 __all__ = ["dumps", "loads_json", "save"]
 
@@ -67,7 +67,13 @@ class _Reader:
             return math.nan
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(where, f"expected a number, got {json.dumps(value)}")
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            digits = str(value)
+            raise self.fail(
+                where, f"number {digits[:20]}... ({len(digits)} digits) is too large"
+            ) from None
 
 
 def loads_json(doc: Any, path: str) -> MeasurementSet:
@@ -95,11 +101,7 @@ def loads_json(doc: Any, path: str) -> MeasurementSet:
             if missing or extra:
                 raise r.fail(f"{pw}.at", f"coordinates must name exactly {params}")
             coords = tuple(r.number(at[p], f"{pw}.at.{p}") for p in params)
-            values = tuple(
-                r.number(v, f"{pw}.values[{i}]", allow_null=True)
-                for i, v in enumerate(r.arr(pdoc.get("values"), f"{pw}.values"))
-            )
-            points.append(Point(coords, values))
+            points.append(Point(coords, _values(r, pdoc.get("values"), f"{pw}.values")))
         unit = kdoc.get("unit")
         try:
             kernels.append(
@@ -116,6 +118,15 @@ def loads_json(doc: Any, path: str) -> MeasurementSet:
         return MeasurementSet(tuple(params), tuple(kernels), run)
     except ValueError as exc:
         raise FormatError(str(exc), path) from None
+
+
+def _values(r: _Reader, value: Any, where: str) -> tuple[float, ...]:
+    """A point's repetitions; null is NaN (a failed repetition)."""
+    items = r.arr(value, where)
+    fast = plain_numbers(items)
+    if fast is not None:
+        return tuple(fast)
+    return tuple(r.number(v, f"{where}[{i}]", allow_null=True) for i, v in enumerate(items))
 
 
 def _run_info(r: _Reader, run_doc: dict[str, Any]) -> RunInfo:

@@ -36,6 +36,8 @@ __all__: list[str] = []
 
 _MACHINE_KEYS = ("node", "processor", "machine", "python_version")
 _FOREIGN_KEYS = ("context", "results", "schema")
+# One file per set of parameters: pytest-benchmark writes the whole session into one.
+_SELECT = "select the tests of one file with pytest -k, one --benchmark-json each"
 
 
 def _sniff(text: str) -> bool:
@@ -93,7 +95,8 @@ class _Reader:
             raise self.doc.fail(
                 ["benchmarks", i],
                 f"{name} is not parametrized; perfguard needs a numeric parameter as the "
-                'size, e.g. @pytest.mark.parametrize("n", [256, 1024, 4096])',
+                'size, e.g. @pytest.mark.parametrize("n", [256, 1024, 4096]), or leave the '
+                f"test out of this file ({_SELECT})",
             )
         return self.doc.obj(params, ["benchmarks", i, "params"])
 
@@ -112,14 +115,15 @@ class _Reader:
                 raise self.doc.fail(
                     at,
                     f"{name} has no {p}, but benchmarks[{self.first}] has; every benchmark "
-                    f"needs the numeric parameters {expected}",
+                    f"needs the numeric parameters {expected} ({_SELECT})",
                 )
         extra = [k for k in numeric if k not in self.parameters]
         if extra:
             raise self.doc.fail(
                 [*at, extra[0]],
                 f"{name} has the numeric parameter {extra[0]}, but benchmarks[{self.first}] "
-                f"has only {expected}; every benchmark needs the same numeric parameters",
+                f"has only {expected}; every benchmark needs the same numeric parameters "
+                f"({_SELECT})",
             )
         return tuple(self.doc.number(params[p], [*at, p]) for p in self.parameters)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import statistics
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -212,6 +211,7 @@ def _models_of(
         }
         if pred is not None:
             extras["prediction"] = Deferred(_prediction_json, param, pred)
+        extras.update(_reported(kernel))
         models.append(_to_model(kernel, param, fit, st.rrd, extras))
     return models
 
@@ -278,9 +278,11 @@ def _kernels_noise(kernels: list[Kernel]) -> list[_KernelNoise]:
 
 
 def _kernel_noise(kernel: Kernel) -> _KernelNoise:
-    reps = [p.values for p in sorted(kernel.points, key=lambda p: p.at[0])]
+    # Arrays once: each statistic below would convert 100,000 rounds a point again.
+    points = sorted(kernel.points, key=lambda p: p.at[0])
+    reps = [np.asarray(p.values, dtype=float) for p in points]
     return _KernelNoise(
-        medians=np.array([statistics.median(v) for v in reps]),
+        medians=np.array([np.median(v) for v in reps]),
         rrd=range_of_relative_deviation(reps),
         robust=robust_noise(reps),
         sigma=median_error(reps),
@@ -355,11 +357,24 @@ def _model_multi(
         if isinstance(result, Model):
             # The same added fields as one-parameter models; the per-class confidence,
             # drift and segment checks are one-parameter analyses (null / empty here).
-            extras = {"noise_detail": None, "confidence": None, "drift": None, "segments": []}
+            extras: dict[str, Any] = {
+                "noise_detail": None,
+                "confidence": None,
+                "drift": None,
+                "segments": [],
+                **_reported(kernel),
+            }
             models[kernel.key] = dataclasses.replace(result, extras={**extras, **result.extras})
         else:
             problems[kernel.key] = problems[kernel.key] or tuple(result)
     return models
+
+
+def _reported(kernel: Kernel) -> dict[str, Any]:
+    """The tool's own complexity fit as an added models@1 field, when the file had one."""
+    if kernel.reported is None:
+        return {}
+    return {"reported_complexity": kernel.reported.to_json()}
 
 
 def _to_model(

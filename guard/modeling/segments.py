@@ -284,12 +284,35 @@ def _median_se(logs: np.ndarray) -> float:
 
 @functools.lru_cache(maxsize=64)
 def _median_interval(r: int) -> tuple[int, float]:
-    """(k, coverage) of the narrowest order-statistic interval covering the median >= 50%."""
-    for k in range(r // 2, 0, -1):
-        coverage = 1.0 - 2.0 * sum(math.comb(r, i) for i in range(k)) / 2.0**r
-        if coverage >= 0.5 and r - k + 1 > k:
-            return k, coverage
-    return 1, 1.0 - 2.0 / 2.0**r
+    """(k, coverage) of the narrowest order-statistic interval covering the median >= 50%.
+
+    [X_(k), X_(r-k+1)] misses the median when fewer than k of the r draws fall on one
+    side: coverage = 1 - 2 P(Bin(r, 1/2) < k).  Linear in r, exact to rounding for any r.
+    """
+    if r < 2:
+        return 1, 0.0
+    ks = np.arange(1, r // 2 + 1)
+    coverage = 1.0 - 2.0 * _half_binomial_cdf(r)[ks - 1]
+    valid = (coverage >= 0.5) & (r - ks + 1 > ks)
+    k = int(ks[valid][-1])  # k = 1 always qualifies for r >= 2
+    return k, float(coverage[k - 1])
+
+
+def _half_binomial_cdf(r: int) -> np.ndarray:
+    """P(Bin(r, 1/2) <= i) for i = 0 .. r // 2, without the float overflow of 2^r.
+
+    Log probabilities are built outward from the centre (ratios of neighbours), so no
+    term is ever larger than the centre's; the tail far below it underflows to 0 harmlessly.
+    """
+    i = np.arange(r + 1, dtype=float)
+    centre = r // 2
+    # log pmf(i) - log pmf(i + 1) = log((i + 1) / (r - i)), summed down from the centre.
+    steps = np.log((i[:centre] + 1.0) / (r - i[:centre]))
+    log_pmf = np.zeros(r + 1)
+    log_pmf[:centre] = np.cumsum(steps[::-1])[::-1]
+    log_pmf[centre + 1 :] = log_pmf[: r - centre][::-1]  # symmetric: pmf(i) = pmf(r - i)
+    pmf = np.exp(log_pmf)
+    return np.cumsum(pmf[: centre + 1]) / pmf.sum()
 
 
 def _point_variances(logs: list[np.ndarray]) -> tuple[np.ndarray, float] | None:

@@ -25,7 +25,7 @@ from ..measurements import Kernel, MeasurementSet, format_at
 from ..modeling.analytical import AnalyticalError, AnalyticalModel, departure
 from ..modeling.predict import kernel_rows
 from . import charts
-from .summary import ORDER, counts_sentence
+from .summary import ORDER, counts_sentence, reported_class
 
 __all__ = ["GITHUB_LIMIT", "escape", "escape_html", "fence", "render_markdown", "render_report"]
 
@@ -126,6 +126,9 @@ def _row(v: Verdict, kernel: Kernel | None) -> _Row:
     base = None if v.baseline_model is None else v.baseline_model.complexity()
     if complexity is not None and base is not None and base != complexity:
         complexity = f"{complexity} (baseline {base})"
+    tool = reported_class(v.model)
+    if complexity is not None and tool is not None:
+        complexity = f"{complexity} ({tool})"
     return _Row(
         kernel=v.kernel,
         metric=v.metric,

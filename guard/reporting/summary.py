@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections import Counter
 
 from ..checking.verdicts import CheckReport, Verdict
+from ..modeling.pmnf import Model
 
-__all__ = ["ORDER", "counts_sentence", "decisive_probability", "shown_reasons"]
+__all__ = ["ORDER", "counts_sentence", "decisive_probability", "reported_class", "shown_reasons"]
 
 ORDER = ("fail", "error", "inconclusive", "pass")
+TOOL_NAMES = {"google-benchmark": "Google Benchmark"}
 
 
 def counts_sentence(report: CheckReport) -> str:
@@ -32,3 +34,14 @@ def shown_reasons(v: Verdict) -> list[str]:
         for r in v.reasons
         if not (v.verdict == "pass" and r.kind == "change")
     ]
+
+
+def reported_class(model: Model | None) -> str | None:
+    """``Google Benchmark: O(N log N), RMS 14%``: the tool's own class, if its file had one."""
+    data = None if model is None else model.extra("reported_complexity")
+    if not isinstance(data, dict):
+        return None
+    tool = str(data.get("tool", "the tool"))
+    rms = data.get("rms")
+    rms_text = f", RMS {rms:.0%}" if isinstance(rms, (int, float)) else ""
+    return f"{TOOL_NAMES.get(tool, tool)}: {data.get('complexity', '?')}{rms_text}"

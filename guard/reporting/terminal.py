@@ -7,7 +7,7 @@ from rich.text import Text
 
 from .. import numbers
 from ..checking.verdicts import CheckReport, Verdict
-from .summary import decisive_probability
+from .summary import decisive_probability, reported_class
 from .tables import Column, fit
 
 __all__ = ["STYLES", "verdict_table"]
@@ -51,8 +51,12 @@ def verdict_table(report: CheckReport, width: int = 80) -> RenderableType:
 
 
 def _class(model: object) -> str:
+    """The class, and the benchmark tool's own where its file carried one."""
     complexity = getattr(model, "complexity", None)
-    return complexity() if complexity is not None else "-"
+    if complexity is None:
+        return "-"
+    tool = reported_class(model)  # type: ignore[arg-type]
+    return complexity() if tool is None else f"{complexity()} ({tool})"
 
 
 def _change(v: Verdict, short: bool) -> str:

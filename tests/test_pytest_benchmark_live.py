@@ -1,0 +1,82 @@
+"""pytest-benchmark run for real (a test dependency), its JSON fed to ``model`` and ``check``.
+
+The benchmarks keep over 1,024 rounds a point, where the median's interval overflowed a
+float; ``model`` must exit 0, ``check`` 0 or 1 by its verdict, neither with a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = """
+import pytest
+
+SIZES = [2**k for k in range(4, 10)]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_sum(benchmark, n):
+    data = list(range(n))
+    benchmark(sum, data)
+
+
+@pytest.mark.parametrize("order", ["ascending", "descending"])
+@pytest.mark.parametrize("n", SIZES)
+def test_sorted(benchmark, n, order):
+    data = list(range(n)) if order == "ascending" else list(range(n, 0, -1))
+    benchmark(sorted, data)
+"""
+KERNELS = {"test_sum", "test_sorted[order=ascending]", "test_sorted[order=descending]"}
+ROUNDS = 1100
+
+
+def python(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}
+    env.pop("PYTEST_ADDOPTS", None)  # the outer run's options are not the inner run's
+    return subprocess.run(
+        [sys.executable, *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_live_pytest_benchmark_json_is_modelled_and_checked(tmp_path: Path) -> None:
+    (tmp_path / "test_live.py").write_text(BENCHMARKS, encoding="utf-8")
+    out = tmp_path / "pb.json"
+    run = python(
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "test_live.py",
+        f"--benchmark-json={out}",
+        "--benchmark-max-time=0.0001",
+        f"--benchmark-min-rounds={ROUNDS}",
+        "--benchmark-disable-gc",
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert len(doc["benchmarks"]) == 18
+    assert all(len(b["stats"]["data"]) >= ROUNDS for b in doc["benchmarks"])
+
+    model = python("-m", "guard.cli", "model", out, "--json", cwd=tmp_path)
+    assert model.returncode == 0, model.stderr
+    models = json.loads(model.stdout)["models"]
+    assert {m["kernel"] for m in models} == KERNELS
+
+    check = python(
+        "-m", "guard.cli", "check", out, "--expect", "*=<= n log n", "--json", cwd=tmp_path
+    )
+    assert "Traceback" not in check.stderr
+    verdicts = json.loads(check.stdout)
+    assert check.returncode == (1 if verdicts["status"] == "fail" else 0), check.stderr
+    assert {k["kernel"] for k in verdicts["kernels"]} == KERNELS
