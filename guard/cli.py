@@ -22,40 +22,26 @@ from . import formats as formats_mod
 from .checking.check import CheckOptions, ExpectationRule, parse_rules
 from .checking.check import check as run_check
 from .checking.verdicts import CheckReport, exit_code
-from .ci import CiOptions, run_ci
-from .ci import publish as publish_report
 from .collection.collect import collect, plan_benchmarks, run_options
 from .collection.merge import merge_sets
 from .collection.spec import format_at, parse_shard
 from .config import Config, analytical_models, expectation_rules, load_config, parse_range
 from .errors import ModelingError, PerfguardError, UsageError
 from .formats.native import save as save_measurements
-from .github import actions_context
 from .history import DEFAULT_PATH as DEFAULT_HISTORY
 from .history import History
 from .measurements import MeasurementSet
 from .modeling import MODELERS, ModelingResult, get_modeler, model_measurements
 from .modeling.analytical import AnalyticalError, AnalyticalModel, parse_analytical
-from .modeling.hybrid import require_sklearn
 from .modeling.pmnf import MODELS_SCHEMA
-from .modeling.predict import (
-    parse_grid,
-    parse_point,
-    predict_rows,
-    predictions_json,
-    train_predictors,
-)
 from .reporting.jsonl import dump_document
-from .reporting.markdown import render_report
 from .reporting.models import advice_lines, models_table
-from .reporting.predictions import model_summary, predictions_table
 from .reporting.progress import RunProgress
 from .reporting.runs import error_lines, run_table
 from .reporting.summary import counts_sentence, shown_reasons
 from .reporting.tables import table_width
 from .reporting.terminal import STYLES, verdict_table
 from .reporting.timeline import timeline_table
-from .scaffold import detect_project, render_project, write_init
 
 __all__ = ["app", "main"]
 
@@ -272,6 +258,8 @@ def check_cmd(
         current_set = formats_mod.load(current, format)
     report = run_check(current_set, base_set, options)
     if markdown is not None:
+        from .reporting.markdown import render_report  # jinja2: only for --markdown
+
         models = analytical_models(cfg, current_set.parameters) if cfg is not None else {}
         text = render_report(report, current_set, base_set, analytical=models)
         markdown.write_text(text, encoding="utf-8")
@@ -434,6 +422,17 @@ def predict_cmd(
     it where it is representative. Prints each prediction with its spread, and how far
     the measurements depart from the analytical model.
     """
+    # Verb-specific imports load with the verb: every other command starts faster.
+    from .modeling.hybrid import require_sklearn
+    from .modeling.predict import (
+        parse_grid,
+        parse_point,
+        predict_rows,
+        predictions_json,
+        train_predictors,
+    )
+    from .reporting.predictions import model_summary, predictions_table
+
     require_sklearn()  # fail before measuring anything
     _check_format(format)
     if at and grid:
@@ -536,6 +535,8 @@ def init_cmd(
     """
     if not directory.is_dir():
         raise UsageError(f"{directory} is not a folder; give the project's root folder")
+    from .scaffold import detect_project, render_project, write_init
+
     project = detect_project(directory)
     files = render_project(project, workflow, action_ref)
     written = write_init(directory, files, force=force)
@@ -712,6 +713,10 @@ def ci_cmd(
     and upserts one pull-request comment. Exit codes: 0 pass, 1 a scalability bug of
     the kind --fail-on names, 2 usage/config/input error, 3 a benchmark failed to run.
     """
+    from .ci import CiOptions, run_ci
+    from .ci import publish as publish_report
+    from .github import actions_context
+
     context = actions_context(os.environ)
     console = Console(highlight=False)
     if publish is not None:

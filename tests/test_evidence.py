@@ -149,3 +149,37 @@ def test_verdicts_are_deterministic():
     values = flat_with_a_broken_top_size(seed=7)
     first = check(kernel(values), None, expect("<= 1")).to_json()
     assert check(kernel(values), None, expect("<= 1")).to_json() == first
+
+
+def test_evidence_in_batches_equals_one_batch(monkeypatch):
+    """Check at scale batches kernels to bound memory; every number must stay the same."""
+    import guard.checking.evidence as judged
+    import guard.modeling.evidence as modeled
+    from guard.checking.evidence import compare_runs
+    from guard.modeling.evidence import class_evidence, drift_excess
+
+    rng = np.random.default_rng(11)
+    k = 300
+    growth = SIZES[None, :] ** rng.choice([0.0, 1.0, 2.0], k)[:, None]
+    values = (1.0 + growth / growth[:, -1:])[:, :, None] * (1 + 0.03 * rng.normal(size=(k, 6, 5)))
+    y = values.mean(-1)
+    noise, reps = np.full(k, 0.03), np.full(k, 5.0)
+
+    def run():
+        ev = class_evidence(SIZES, y, noise, reps, drift=np.full(k, 1e-4))
+        other = class_evidence(SIZES, y[::-1], noise, reps, drift=np.full(k, 1e-4))
+        cmp = compare_runs(ev, other, EvidenceSettings())
+        return ev, drift_excess(SIZES, y, noise, reps), cmp
+
+    monkeypatch.setattr(modeled, "_KERNELS_PER_BATCH", 10**6)
+    monkeypatch.setattr(judged, "_CHUNK", 10**6)
+    whole = run()
+    monkeypatch.setattr(modeled, "_KERNELS_PER_BATCH", 64)
+    monkeypatch.setattr(judged, "_CHUNK", 7)
+    parts = run()
+    for f in dataclasses.fields(whole[0]):
+        if f.name != "settings":
+            np.testing.assert_array_equal(getattr(whole[0], f.name), getattr(parts[0], f.name))
+    np.testing.assert_array_equal(whole[1], parts[1])
+    for name in ("regression", "improvement", "base_class", "cand_class"):
+        np.testing.assert_array_equal(getattr(whole[2], name), getattr(parts[2], name))

@@ -35,7 +35,7 @@ from ..modeling.evidence import (
 
 _SHARE_ERROR = 1.2  # sd of a log share per unit of 1 / (growth in per-point errors)
 
-_CHUNK = 256  # kernel pairs per joint posterior: (K, C, C) floats stay a few MB
+_CHUNK = 64  # kernel pairs per joint posterior: its (K, C, C) temporaries stay ~2 MB each
 
 __all__ = [
     "CLASSES",

@@ -32,6 +32,7 @@ person reads, the class probabilities and every verdict.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import warnings
@@ -322,6 +323,21 @@ def class_evidence(
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     k, p = y.shape
+    if k > _KERNELS_PER_BATCH:
+        # Rows are independent: batches bound the (K, H, P) temporaries, not the result.
+
+        def part(r: slice) -> Evidence:
+            return class_evidence(
+                x,
+                y[r],
+                np.asarray(noise, dtype=float)[r],
+                np.asarray(repetitions, dtype=float)[r],
+                s,
+                None if variance is None else np.asarray(variance, dtype=float)[r],
+                None if drift is None else np.asarray(drift, dtype=float)[r],
+            )
+
+        return _stacked([part(r) for r in _batches(k)])
     noise = np.asarray(noise, dtype=float)
     known = np.isfinite(noise)
     reps = np.where(known, np.maximum(np.asarray(repetitions, dtype=float), 1), 1)
@@ -377,6 +393,24 @@ def class_evidence(
         hypothesis_prior=prior,
         variance=v,
     )
+
+
+_KERNELS_PER_BATCH = 512  # its (K, H, P) temporaries stay a few MB each
+
+
+def _batches(k: int) -> list[slice]:
+    return [slice(i, i + _KERNELS_PER_BATCH) for i in range(0, k, _KERNELS_PER_BATCH)]
+
+
+def _stacked(parts: Sequence[Evidence]) -> Evidence:
+    """One Evidence of the kernels of ``parts`` (same x and settings), in order."""
+    first = parts[0]
+    per_kernel = {
+        f.name: np.concatenate([getattr(e, f.name) for e in parts])
+        for f in dataclasses.fields(Evidence)
+        if f.name not in ("x", "settings")
+    }
+    return Evidence(x=first.x, settings=first.settings, **per_kernel)
 
 
 def _fit_pairs(
@@ -508,6 +542,15 @@ def drift_excess(
     k, p = y.shape
     if p < 5:
         return np.full(k, np.nan)
+    if k > _KERNELS_PER_BATCH:
+        v = None if variance is None else np.asarray(variance)
+        noise, reps = np.asarray(noise), np.asarray(reps)
+        return np.concatenate(
+            [
+                drift_excess(x, y[r], noise[r], reps[r], None if v is None else v[r])
+                for r in _batches(k)
+            ]
+        )
     singles = fit_single_terms(x, y, _S_ALPHA, _S_BETA, variance=variance)
     _, const_rss, _ = fit_constant(y, variance)
     best = np.minimum(singles.rss.min(axis=1), const_rss)
