@@ -12,6 +12,7 @@ bound's order in that parameter.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import math
@@ -105,9 +106,13 @@ def check(
             f"target parameter {unknown[0]!r} is not one of the measurements' parameters "
             f"({', '.join(current.parameters)})"
         )
+    cut: dict[tuple[str, str], _CutShort] = {}
+    if baseline is not None:
+        baseline, cut = _common_range(current, baseline)
     now = _analyses(current, opts)
     before = _analyses(baseline, opts) if baseline is not None else {}
     judge = _Judge(current.parameters, opts, rules, ceiling)
+    judge.cut = cut
     judge.numbers = _prepare(now, before, judge)
     verdicts = [judge.verdict(a, before.get(a.kernel.key)) for a in now.values()]
     ranked = rank_kernels(verdicts, current.parameters, opts.target)
@@ -117,6 +122,47 @@ def check(
         if k.key not in now
     )
     return CheckReport(tuple(ranked), opts.strict, opts.confidence, dict(opts.target), notes)
+
+
+@dataclass(frozen=True)
+class _CutShort:
+    """A candidate measured to a smaller largest size than its baseline."""
+
+    parameter: str
+    largest: float  # the candidate's largest size: the largest both measured
+    baseline_largest: float
+    ratio: float  # candidate / baseline median at ``largest``
+
+
+def _common_range(
+    current: MeasurementSet, baseline: MeasurementSet
+) -> tuple[MeasurementSet, dict[tuple[str, str], _CutShort]]:
+    """The baseline cut to each candidate's largest size where the candidate stopped first.
+
+    Classes fitted over different ranges are not the same question: a baseline measured
+    four times further would be judged on sizes the candidate never reached.  One-parameter
+    sets only; the kernels cut short are returned with the ratio at the largest common size.
+    """
+    if len(current.parameters) != 1:
+        return baseline, {}
+    mine = {k.key: k for k in current.kernels}
+    kernels, cut = [], {}
+    for k in baseline.kernels:
+        c = mine.get(k.key)
+        top = max((p.at[0] for p in c.points), default=0.0) if c is not None else 0.0
+        if c is None or not k.points or not top < max(p.at[0] for p in k.points):
+            kernels.append(k)
+            continue
+        kept = tuple(p for p in k.points if p.at[0] <= top)
+        at_top = [p for p in kept if p.at[0] == top]
+        ratio = math.nan
+        if at_top and at_top[0].values:
+            cand = [p for p in c.points if p.at[0] == top][0]
+            ratio = float(np.median(cand.values) / np.median(at_top[0].values))
+        base_top = max(p.at[0] for p in k.points)
+        cut[k.key] = _CutShort(current.parameters[0], top, base_top, ratio)
+        kernels.append(dataclasses.replace(k, points=kept))
+    return dataclasses.replace(baseline, kernels=tuple(kernels)), cut
 
 
 def _analyses(mset: MeasurementSet, opts: CheckOptions) -> dict[tuple[str, str], KernelAnalysis]:
@@ -189,6 +235,7 @@ class _Judge:
         self.rules = rules
         self.ceiling = ceiling
         self.numbers = _Numbers({}, {})
+        self.cut: dict[tuple[str, str], _CutShort] = {}
         self._admitted_cache: dict[tuple[str, str, str], np.ndarray] = {}
 
     def bounds_for(self, name: str) -> list[tuple[str, Expectation]]:
@@ -216,13 +263,24 @@ class _Judge:
         base_lines = _paired(lines, before)
         findings = _Findings(self.opts.confidence, self.opts.suggestive)
         probabilities: dict[str, float] = {}
+        fast = _fastest(lines)
         for kind, bound in self.bounds_for(kernel.name):
-            p = self._bound(kernel.key, lines, bound, kind, findings)
+            if fast.probability >= self.opts.confidence:
+                # no class fits, the bound is above none of them: exceeded whatever it is
+                message = f"{fast.describe()}, above {bound.describe()}"
+                findings.add(kind, fast.probability, message)
+                p = fast.probability
+            else:
+                p = self._bound(kernel.key, lines, bound, kind, findings)
             probabilities["violation" if kind == "expectation" else kind] = p
         if base_lines:
-            reg, imp = self._regression(kernel.key, base_lines, findings)
+            reg, imp = self._growth_pair(fast, _fastest([b for _, b in base_lines]), findings)
+            if math.isnan(reg):
+                reg, imp = self._regression(kernel.key, base_lines, findings)
             probabilities.update(regression=reg, improvement=imp)
         change = self._change(model, base, lines, base_lines, findings)
+        if kernel.key in self.cut:
+            findings.undecide(Reason("regression", _cut_message(self.cut[kernel.key])))
         if before is not None and base is None:
             why = "; ".join(before.problems) or "no model"
             findings.note(Reason("error", f"the baseline cannot be modelled: {why}"))
@@ -368,6 +426,29 @@ class _Judge:
             )
         return p, imps[j]
 
+    def _growth_pair(self, now: _Fast, base: _Fast, findings: _Findings) -> tuple[float, float]:
+        """The baseline comparison when either run grows faster than any class.
+
+        Their classes would then compare least-bad fits: exponential-like against a class
+        is a regression (or an improvement the other way round), both exponential-like is
+        no class change.  NaN, NaN when neither is: the classes decide.
+        """
+        sure = self.opts.confidence
+        if now.probability >= sure and not base.probability >= sure:
+            p = now.probability * (1 - base.probability)
+            message = f"{now.describe()}; the baseline grows as a class does"
+            findings.add("regression", p, message)
+            return p, 0.0
+        if base.probability >= sure and not now.probability >= sure:
+            p = base.probability * (1 - now.probability)
+            message = f"the baseline {base.describe()}; the candidate grows as a class does"
+            findings.note(Reason("improvement", f"{message} ({_percent(p)} sure)"))
+            return 0.0, p
+        if now.probability >= sure:
+            findings.note(Reason("regression", f"{now.describe()}, as the baseline did"))
+            return 0.0, 0.0
+        return math.nan, math.nan
+
     def _change(
         self,
         model: Model,
@@ -411,6 +492,46 @@ def _paired(
         return []
     base = {le.parameter: le for le in before.lines}
     return [(le, base[le.parameter]) for le in lines if le.parameter in base]
+
+
+def _cut_message(cut: _CutShort) -> str:
+    top = numbers.at(cut.parameter, cut.largest)
+    ratio = "" if math.isnan(cut.ratio) else f"; at {top} it takes {numbers.factor(cut.ratio)}"
+    return (
+        f"measured only up to {top}, the baseline up to "
+        f"{numbers.at(cut.parameter, cut.baseline_largest)}: the candidate reached its time "
+        f"limit sooner, or was given a smaller budget{ratio} the baseline's time; classes "
+        f"compared up to {top} (re-measure with the baseline's sizes to decide)"
+    )
+
+
+@dataclass(frozen=True)
+class _Fast:
+    """How sure it is that a kernel grows faster than any class, along its steepest line."""
+
+    probability: float
+    parameter: str = ""
+    factor: float = math.nan
+    step: tuple[float, float] = (math.nan, math.nan)
+
+    def describe(self) -> str:
+        lo, hi = (numbers.at(self.parameter, x) for x in self.step)
+        return (
+            f"grows faster than any n^k at its top sizes: {numbers.factor(self.factor)} from "
+            f"{lo} to {hi} (exponential-like, {_percent(self.probability)} sure)"
+        )
+
+
+def _fastest(lines: list[LineEvidence]) -> _Fast:
+    """The line most surely growing faster than any class (probability 0 without lines)."""
+    best = _Fast(0.0)
+    for le in lines:
+        beyond, row = le.group.beyond, le.row
+        p = float(beyond.probability[row])
+        if p > best.probability:
+            step = (float(beyond.step_from[row]), float(beyond.step_to[row]))
+            best = _Fast(p, le.parameter, float(beyond.factor[row]), step)
+    return best
 
 
 def _classes_grew(result: Comparison) -> bool:

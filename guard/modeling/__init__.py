@@ -21,6 +21,7 @@ from .confidence import Confidence, Prediction, confidences, predictions
 from .drift import Drift, find_drift
 from .evidence import CLASSES, Evidence, EvidenceSettings
 from .exhaustive import ExhaustiveModeler
+from .growth import growth_json
 from .multi_parameter import model_multi_parameter
 from .noise import (
     median_error,
@@ -145,10 +146,22 @@ def analyze(
         models = _model_multi(mset, impl, problems)
     else:
         models = _model_single(mset, impl, by_kernel, predict_at, level)
+    for key, ls in by_kernel.items():
+        if key in models and ls:
+            models[key] = _with_growth(models[key], ls)
     return [
         KernelAnalysis(k, by_kernel.get(k.key, ()), models.get(k.key), problems[k.key])
         for k in mset.kernels
     ]
+
+
+def _with_growth(model: Model, lines: tuple[LineEvidence, ...]) -> Model:
+    """The model, marked exponential-like where a line grows faster than any class."""
+    le = max(lines, key=lambda le: float(le.group.beyond.probability[le.row]))
+    growth = growth_json(le.group.beyond, le.row, le.parameter)
+    if growth is None:
+        return model
+    return dataclasses.replace(model, extras={**model.extras, "growth": growth})
 
 
 def _model_single(

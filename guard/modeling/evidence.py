@@ -43,6 +43,7 @@ from fractions import Fraction
 import numpy as np
 
 from .fitting import fit_batch, power_log_basis
+from .growth import Beyond, beyond_polynomial
 from .penalized import default_terms, integer_terms, term_cost
 from .single_term import fit_constant, fit_single_terms, relative_rss
 
@@ -253,6 +254,21 @@ class Evidence:
         growth = self.growth[rows, np.maximum(best, 0)]
         return np.where(best >= 0, share, np.nan), np.where(best >= 0, growth, np.nan)
 
+    @functools.cached_property
+    def beyond(self) -> Beyond:
+        """Growth faster than any class at the top sizes (see growth.py), per kernel.
+
+        A point's error is its repetitions' with the drift the settings assume, not the
+        drift fitted: where no class fits, the fitted drift takes up the misfit itself.
+        """
+        s = self.settings
+        known = np.isfinite(self.noise) & (self.noise > 0)
+        noise = np.where(known, self.noise, 0.0)
+        reps = np.maximum(self.repetitions, 1)
+        repeated = np.sqrt(noise**2 / reps + (s.drift_prior * noise) ** 2 + s.floor**2)
+        sigma = np.where(known, repeated, _UNREPEATED_ERROR)
+        return beyond_polynomial(self.x, self.y, sigma[:, None] * np.sqrt(self.variance))
+
     def terms(self, k: int, h: int) -> tuple[tuple[float, Fraction, Fraction], ...]:
         """(coefficient, alpha, beta) of hypothesis h's terms for kernel k, lowest first."""
         return tuple(
@@ -395,6 +411,7 @@ def class_evidence(
     )
 
 
+_UNREPEATED_ERROR = 0.05  # a single measurement's relative error, where none is known
 _KERNELS_PER_BATCH = 512  # its (K, H, P) temporaries stay a few MB each
 
 

@@ -225,7 +225,11 @@ class Model:
         return max(orders, default=(Fraction(0), Fraction(0)))
 
     def complexity(self) -> str:
-        """Big-O rendering of the lead terms: ``O(n^1.5 log n)``."""
+        """Big-O rendering of the lead terms: ``O(n^1.5 log n)``; ``exponential-like`` for a
+        kernel that grows faster than any class at its top sizes (see growth.py)."""
+        growth = self.extra("growth")
+        if isinstance(growth, Mapping) and growth.get("kind") == "exponential-like":
+            return "exponential-like"
         leads = self.lead_terms()
         if not leads:
             return "O(1)"

@@ -1,0 +1,80 @@
+"""Growth beyond the model space: kernels whose top sizes grow faster than any PMNF class.
+
+PMNF's fastest class here is n^3 log^2 n; a kernel that multiplies its time at every step
+(a regular expression backtracking exponentially, a recursion without memoisation) fits no
+class, and the least bad fit can read as anything, O(1) included.  Such growth shows in the
+local exponent of the last steps, d log y / d log x, which for any polynomial class stays at
+its exponent (plus a log term's 1 / ln x) while for c * b^x it is x ln b and keeps rising.
+
+A kernel is *exponential-like* when its last two steps are both steeper than the fastest
+class by more than one power of x, each with the given confidence given the per-point error
+(a step's log ratio has the error of both its points).  One steep step alone (a cache level left
+at the top size) is not enough.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+MAX_ALPHA = 3.0  # the fastest class's exponent (n^3 log^2 n)
+MAX_BETA = 2.0
+MARGIN = 1.0  # steeper than the fastest class by at least one power of x
+STEPS = 2  # the last steps that must all be that steep
+DECISIVE = 0.99  # a model reads exponential-like from here (the gate's default confidence)
+
+
+@dataclass(frozen=True)
+class Beyond:
+    """Per kernel (K,): P(faster than any class), the growth per step at the top, and that
+    step's sizes."""
+
+    probability: np.ndarray
+    factor: np.ndarray
+    step_from: np.ndarray
+    step_to: np.ndarray
+
+
+def beyond_polynomial(x: np.ndarray, y: np.ndarray, error: np.ndarray) -> Beyond:
+    """How sure it is that each kernel (rows of y (K, P) at sizes x (P,)) grows faster than
+    any PMNF class at its top sizes; ``error`` (K, P) is each point's relative error."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    k, p = y.shape
+    order = np.argsort(x)
+    x, y = x[order], y[:, order]
+    error = np.broadcast_to(np.asarray(error, dtype=float), y.shape)[:, order]
+    if p < STEPS + 2 or np.any(x <= 0):
+        nothing = np.full(k, np.nan)
+        return Beyond(np.zeros(k), nothing, nothing, nothing)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        steps = np.diff(np.log(y), axis=1)  # (K, P-1)
+        span = np.diff(np.log(x))  # (P-1,)
+        slope = steps / span
+        fastest = MAX_ALPHA + MAX_BETA / np.log(np.maximum(x[:-1], math.e))
+        err = np.hypot(error[:, 1:], error[:, :-1]) / span[None, :]
+        z = (slope - fastest - MARGIN) / err
+    worst = np.min(z[:, -STEPS:], axis=1)
+    worst = np.where(np.isfinite(worst), worst, -np.inf)
+    probability = _normal_cdf(worst)
+    return Beyond(probability, np.exp(steps[:, -1]), np.full(k, x[-2]), np.full(k, x[-1]))
+
+
+def _normal_cdf(z: np.ndarray) -> np.ndarray:
+    erf = np.vectorize(math.erf, otypes=[float])
+    return 0.5 * (1.0 + erf(np.asarray(z, dtype=float) / math.sqrt(2.0)))
+
+
+def growth_json(beyond: Beyond, row: int, parameter: str) -> dict[str, object] | None:
+    """The models@1 ``growth`` field of one kernel, when it is decisively exponential-like."""
+    p = float(beyond.probability[row])
+    if not p >= DECISIVE:
+        return None
+    return {
+        "kind": "exponential-like",
+        "probability": p,
+        "factor_per_step": float(beyond.factor[row]),
+        "step": {parameter: [float(beyond.step_from[row]), float(beyond.step_to[row])]},
+    }

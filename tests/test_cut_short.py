@@ -1,0 +1,46 @@
+"""A candidate that stopped at a smaller size than its baseline: evidence, not a silent pass."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from guard.checking.check import check
+from guard.measurements import Kernel, MeasurementSet, Point
+
+SIZES = 256.0 * 2.0 ** np.arange(9)
+
+
+def measured(curve, sizes, seed: int) -> MeasurementSet:
+    rng = np.random.default_rng(seed)
+    points = tuple(
+        Point((float(x),), tuple(v * (1 + 0.02 * rng.standard_normal(5))))
+        for x, v in zip(sizes, curve)
+    )
+    return MeasurementSet(("n",), (Kernel("k", "time", points),))
+
+
+def test_a_candidate_cut_short_is_inconclusive_and_says_where_and_how_much():
+    base = measured(1e-6 * SIZES, SIZES, 1)
+    cand = measured(3e-6 * SIZES[:6], SIZES[:6], 2)
+    v = check(cand, base).verdicts[0]
+    assert v.verdict == "inconclusive"
+    message = next(r.message for r in v.reasons if "measured only up to" in r.message)
+    assert "n=8192" in message and "n=65536" in message
+    assert "takes ×2.9" in message or "takes ×3" in message  # the ratio at n=8192
+    # the classes were compared over the same sizes: the baseline's model ends at 8192 too
+    assert v.baseline_model.extra("noise_detail")["points"][-1]["at"] == {"n": 8192.0}
+
+
+def test_a_class_change_seen_before_the_cut_still_fails():
+    base = measured(1e-6 * SIZES, SIZES, 3)
+    cand = measured(1e-6 * SIZES[:6] ** 2 / SIZES[0], SIZES[:6], 4)
+    v = check(cand, base).verdicts[0]
+    assert v.verdict == "fail" and v.regression
+
+
+def test_same_sizes_are_not_cut_short():
+    base = measured(1e-6 * SIZES, SIZES, 5)
+    cand = measured(1e-6 * SIZES, SIZES, 6)
+    v = check(cand, base).verdicts[0]
+    assert v.verdict == "pass"
+    assert not any("measured only up to" in r.message for r in v.reasons)

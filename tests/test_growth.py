@@ -1,0 +1,87 @@
+"""Growth beyond the model space: an exponential blow-up never passes as a polynomial class."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from guard.checking.check import CheckOptions, ExpectationRule, check
+from guard.measurements import Kernel, MeasurementSet, Point
+from guard.modeling.growth import beyond_polynomial
+
+LINEAR = np.arange(10, 21, dtype=float)  # a backtracking regex is measured at n, n+1, ...
+DOUBLING = 1000 * 2.0 ** np.arange(6)
+
+
+def measured(curve: np.ndarray, sizes: np.ndarray, seed: int, jitter: float = 0.03):
+    rng = np.random.default_rng(seed)
+    points = tuple(
+        Point((float(x),), tuple(v * (1 + jitter * rng.standard_normal(5))))
+        for x, v in zip(sizes, curve)
+    )
+    return MeasurementSet(("n",), (Kernel("parse", "time", points),))
+
+
+def vulnerable(seed: int = 1) -> MeasurementSet:
+    """0.3 ms at n=10 to 0.9 s at n=20, x2.5 per step at the end (a ReDoS)."""
+    return measured(2.7e-4 + 1e-8 * 2.5**LINEAR, LINEAR, seed)
+
+
+def fixed(seed: int = 2) -> MeasurementSet:
+    return measured(2.6e-4 * (1 + LINEAR / 50), LINEAR, seed)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_an_exponential_candidate_fails_against_its_linear_fix(seed):
+    report = check(vulnerable(seed), fixed(seed + 100))
+    v = report.verdicts[0]
+    assert v.verdict == "fail" and v.regression
+    assert v.model.complexity() == "exponential-like"
+    growth = json.loads(json.dumps(v.model.to_json()))["growth"]
+    assert growth["kind"] == "exponential-like" and growth["step"] == {"n": [19.0, 20.0]}
+    assert 2.0 < growth["factor_per_step"] < 3.0
+    assert "exponential-like" in v.reasons[0].message
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_fix_passes_against_the_exponential_baseline(seed):
+    v = check(fixed(seed), vulnerable(seed + 100)).verdicts[0]
+    assert v.verdict == "pass" and not v.regression
+    assert any(r.kind == "improvement" for r in v.reasons)
+    assert v.baseline_model.complexity() == "exponential-like"
+
+
+def test_an_exponential_kernel_exceeds_any_declared_bound():
+    for bound in ("<= n", "<= n^3", "== n^2"):
+        opts = CheckOptions(rules=(ExpectationRule("*", bound),))
+        v = check(vulnerable(), None, opts).verdicts[0]
+        assert v.verdict == "fail" and v.violates_expectation, bound
+
+
+def test_both_runs_exponential_is_no_class_change():
+    v = check(vulnerable(1), vulnerable(2)).verdicts[0]
+    assert not v.regression and v.verdict == "pass"
+
+
+@pytest.mark.parametrize(
+    "sizes, curve",
+    [
+        (LINEAR, 1e-6 * LINEAR**3),
+        (LINEAR, 1e-9 * LINEAR**3 * np.log2(LINEAR) ** 2),
+        (DOUBLING, 1e-12 * DOUBLING**3),
+        # a cache level left at the top size: one step x8 on top of n
+        (DOUBLING, 1e-9 * DOUBLING * np.where(DOUBLING > 16000, 8.0, 1.0)),
+    ],
+)
+def test_polynomials_and_one_steep_step_are_not_exponential_like(sizes, curve):
+    rng = np.random.default_rng(7)
+    y = curve[None, :] * (1 + 0.05 * rng.standard_normal((200, len(sizes))))
+    beyond = beyond_polynomial(sizes, y, np.full((200, 1), 0.05))
+    assert (beyond.probability < 0.99).all()
+
+
+def test_beyond_needs_enough_sizes():
+    beyond = beyond_polynomial(LINEAR[:3], np.array([[1.0, 10.0, 100.0]]), np.full((1, 1), 0.01))
+    assert beyond.probability.tolist() == [0.0]
