@@ -114,6 +114,7 @@ def check(
     judge = _Judge(current.parameters, opts, rules, ceiling)
     judge.cut = cut
     judge.numbers = _prepare(now, before, judge)
+    judge.bends = _bends(current, now, judge)
     verdicts = [judge.verdict(a, before.get(a.kernel.key)) for a in now.values()]
     ranked = rank_kernels(verdicts, current.parameters, opts.target)
     notes = tuple(
@@ -163,6 +164,58 @@ def _common_range(
         cut[k.key] = _CutShort(current.parameters[0], top, base_top, ratio)
         kernels.append(dataclasses.replace(k, points=kept))
     return dataclasses.replace(baseline, kernels=tuple(kernels)), cut
+
+
+BEND_UPPER_SIZES = 5  # sizes beyond a bend that can judge a bound by themselves
+_BENDING_METRICS = ("time", "cpu")  # metrics where a cache level bends the curve
+
+
+@dataclass(frozen=True)
+class _Bend:
+    """A change of behaviour found inside the range, and the sizes beyond it analysed."""
+
+    parameter: str
+    below: float
+    above: float
+    beyond: KernelAnalysis | None  # None: fewer than BEND_UPPER_SIZES sizes beyond it
+
+
+def _bends(
+    current: MeasurementSet,
+    now: dict[tuple[str, str], KernelAnalysis],
+    judge: _Judge,
+) -> dict[tuple[str, str], _Bend]:
+    """Every kernel that would fail a declared bound and bends inside its range.
+
+    Where the working set leaves a cache level, time steps up or grows faster over a few
+    sizes and then grows as before; over the whole range the class reads higher than the
+    algorithm is.  Where the segment detector found such a change (a time-like metric,
+    one parameter), the bound is judged on the sizes beyond it -- or, with too few there,
+    not judged at all.
+    """
+    if len(current.parameters) != 1:
+        return {}
+    failing = {
+        key for (key, _k, _p), (p, _h) in judge.numbers.bounds.items() if p >= judge.opts.confidence
+    }
+    found: dict[tuple[str, str], tuple[float, float]] = {}
+    kernels = []
+    for key in failing:
+        a = now[key]
+        segments = a.model.extra("segments") if a.model is not None else None
+        if a.kernel.metric not in _BENDING_METRICS or not segments:
+            continue
+        below, above = (float(v) for v in segments[-1]["between"])
+        found[key] = (below, above)
+        beyond = tuple(p for p in a.kernel.points if p.at[0] >= above)
+        if len(beyond) >= BEND_UPPER_SIZES:
+            kernels.append(dataclasses.replace(a.kernel, points=beyond))
+    analysed = {}
+    if kernels:
+        upper = MeasurementSet(current.parameters, tuple(kernels))
+        analysed = _analyses(upper, dataclasses.replace(judge.opts, target={}))
+    param = current.parameters[0]
+    return {key: _Bend(param, lo, hi, analysed.get(key)) for key, (lo, hi) in found.items()}
 
 
 def _analyses(mset: MeasurementSet, opts: CheckOptions) -> dict[tuple[str, str], KernelAnalysis]:
@@ -236,6 +289,7 @@ class _Judge:
         self.ceiling = ceiling
         self.numbers = _Numbers({}, {})
         self.cut: dict[tuple[str, str], _CutShort] = {}
+        self.bends: dict[tuple[str, str], _Bend] = {}
         self._admitted_cache: dict[tuple[str, str, str], np.ndarray] = {}
 
     def bounds_for(self, name: str) -> list[tuple[str, Expectation]]:
@@ -349,7 +403,12 @@ class _Judge:
                 continue  # decisive mass outside, yet the class a person reads is inside
             held, at = held_out.probability, held_out.size
             if held >= self.opts.settings.held_out:
-                findings.add(kind, p, _bound_message(le, admitted, expectation, p, kind))
+                message = _bound_message(le, admitted, expectation, p, kind)
+                bend = self._bend(key, admitted, le)
+                if bend is not None:
+                    findings.undecide(Reason(kind, f"{message}; {bend}"))
+                    return p
+                findings.add(kind, p, message)
                 return p
             if hinge is None:
                 hinge = (p, le, admitted, held, at)
@@ -374,6 +433,33 @@ class _Judge:
             return p
         findings.add(kind, p, message)
         return p
+
+    def _bend(self, key: tuple[str, str], admitted: np.ndarray, le: LineEvidence) -> str | None:
+        """Why a bound failed over the whole range is not decided by the sizes beyond a bend
+        inside it, or None (no bend, or the sizes beyond it fail the bound too)."""
+        bend = self.bends.get(key)
+        if bend is None:
+            return None
+        lo, hi = (numbers.at(bend.parameter, v) for v in (bend.below, bend.above))
+        where = (
+            f"the curve bends between {lo} and {hi}, as where the working set leaves a cache level"
+        )
+        advice = f"measure more sizes beyond {hi}, or the instructions metric, to decide"
+        lines = [
+            u for u in (bend.beyond.lines if bend.beyond else ()) if u.parameter == le.parameter
+        ]
+        if not lines:
+            return f"but {where}, and fewer than {BEND_UPPER_SIZES} sizes lie beyond it: {advice}"
+        u = lines[0]
+        p = float(bound_probabilities([u], admitted[None, :], self.opts.settings)[0])
+        if p >= self.opts.confidence:
+            return None
+        top = numbers.at(le.parameter, float(np.max(u.group.x)))
+        return (
+            f"but {where}, and from {hi} to {top} it grows as "
+            f"{_class_text(le.parameter, _shown(u))} ({_percent(p)} sure it exceeds the "
+            f"bound): {advice}"
+        )
 
     # ------------------------------------------------------------------ baseline
 

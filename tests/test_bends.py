@@ -1,0 +1,58 @@
+"""A bend inside the range (a cache level) does not become a confident violation of a bound."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from guard.checking.check import CheckOptions, ExpectationRule, check
+from guard.measurements import Kernel, MeasurementSet, Point
+
+SIZES = 2.0 ** np.arange(10, 21)
+
+
+def measured(curve, seed: int, metric: str = "time") -> MeasurementSet:
+    rng = np.random.default_rng(seed)
+    points = tuple(
+        Point((float(x),), tuple(v * (1 + 0.02 * rng.standard_normal(5))))
+        for x, v in zip(SIZES, curve)
+    )
+    return MeasurementSet(("n",), (Kernel("sorted", metric, points),))
+
+
+def n_log_n_with_a_step(centre: float = 13.0, rise: float = 0.8) -> np.ndarray:
+    """n log n whose time per element rises x1.8 around n=2^13, then grows as before."""
+    lx = np.log2(SIZES)
+    return 1e-8 * SIZES * lx * (1 + rise / (1 + np.exp(-(lx - centre) / 0.3)))
+
+
+EXPECT = CheckOptions(rules=(ExpectationRule("*", "<= n log n"),))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_bend_with_enough_sizes_beyond_it_is_judged_there(seed):
+    v = check(measured(n_log_n_with_a_step(), seed), None, EXPECT).verdicts[0]
+    assert v.verdict == "inconclusive" and not v.violates_expectation
+    message = v.reasons[0].message
+    assert "bends between n=16384 and n=32768" in message
+    assert "instructions metric" in message
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_bend_near_the_top_leaves_too_few_sizes_and_is_inconclusive(seed):
+    lx = np.log2(SIZES)
+    curve = 1e-8 * SIZES * lx * (1 + 1.5 / (1 + np.exp(-(lx - 17.5) / 0.2)))
+    v = check(measured(curve, seed), None, EXPECT).verdicts[0]
+    assert v.verdict == "inconclusive"
+    assert "fewer than 5 sizes lie beyond it" in v.reasons[0].message
+    assert "beyond n=262144" in v.reasons[0].message
+
+
+def test_a_real_class_above_the_bound_still_fails():
+    v = check(measured(1e-9 * SIZES**1.5, 5), None, EXPECT).verdicts[0]
+    assert v.verdict == "fail" and v.violates_expectation
+
+
+def test_counted_metrics_are_not_excused_by_a_bend():
+    v = check(measured(n_log_n_with_a_step(), 0, metric="instructions"), None, EXPECT)
+    assert v.verdicts[0].verdict == "fail"
