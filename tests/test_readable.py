@@ -136,3 +136,8 @@ def test_tables_fit_and_keep_headers_and_numbers_whole(name: str, width: int) ->
             assert not re.search(r"\d…|…\d", cell), cell  # no number cut short
     assert not re.search(r"e\+0", text), "sizes and factors never read e+0"
     assert "0.0e0 +" not in text
+
+
+def test_the_readme_shows_the_80_column_check_as_it_prints():
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    assert (GOLDEN / "check-80.txt").read_text(encoding="utf-8").rstrip() in readme

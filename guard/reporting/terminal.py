@@ -23,8 +23,17 @@ def verdict_table(report: CheckReport, width: int = 80) -> RenderableType:
         Column("kernel", tuple(Text(v.kernel) for v in vs)),
         Column("verdict", tuple(Text(v.verdict, style=STYLES[v.verdict]) for v in vs)),
         Column("expected", tuple(v.expectation or "-" for v in vs)),
-        Column("class", tuple(_class(v.model) for v in vs)),
-        Column("baseline", tuple(_class(v.baseline_model) for v in vs), drop=1),
+        Column(
+            "class",
+            tuple(_class(v.model) for v in vs),
+            short=tuple(_class(v.model, short=True) for v in vs),
+        ),
+        Column(
+            "baseline",
+            tuple(_class(v.baseline_model) for v in vs),
+            drop=1,
+            short=tuple(_class(v.baseline_model, short=True) for v in vs),
+        ),
         Column(
             "change",
             tuple(_change(v, short=False) for v in vs),
@@ -50,13 +59,17 @@ def verdict_table(report: CheckReport, width: int = 80) -> RenderableType:
     return fit(columns, width)
 
 
-def _class(model: object) -> str:
-    """The class, and the benchmark tool's own where its file carried one."""
+def _class(model: object, short: bool = False) -> str:
+    """The class, and the benchmark tool's own where its file carried one; ``short``
+    drops the O( ) around it (``n log n``) where a narrow log needs the room."""
     complexity = getattr(model, "complexity", None)
     if complexity is None:
         return "-"
+    text = complexity()
+    if short and text.startswith("O(") and text.endswith(")"):
+        text = text[2:-1]
     tool = reported_class(model)  # type: ignore[arg-type]
-    return complexity() if tool is None else f"{complexity()} ({tool})"
+    return text if tool is None else f"{text} ({tool})"
 
 
 def _change(v: Verdict, short: bool) -> str:
