@@ -26,6 +26,7 @@ from .checking.check import check as run_check
 from .checking.verdicts import FAIL_ON, CheckReport
 from .checking.verdicts_json import read_report
 from .config import Config, analytical_models, load_config
+from .defaults import HISTORY_PATH
 from .errors import PerfguardError, UsageError
 from .formats import load as load_measurements
 from .formats._common import decode_json
@@ -60,7 +61,7 @@ class CiOptions:
     baseline: Path | None = None
     baseline_ref: str | None = None
     baseline_commit: str | None = None
-    db: Path = Path(".perfguard/history.sqlite")
+    db: Path = HISTORY_PATH
     output: Path = REPORT_DIR / "measurements.json"
     store: bool = True
 

@@ -11,37 +11,23 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from . import __version__, numbers
-from . import formats as formats_mod
-from .checking.check import CheckOptions, ExpectationRule, parse_rules
-from .checking.check import check as run_check
-from .checking.verdicts import CheckReport, exit_code
-from .collection.collect import collect, plan_benchmarks, run_options
-from .collection.merge import merge_sets
-from .collection.spec import format_at, parse_shard
-from .config import Config, analytical_models, expectation_rules, load_config, parse_range
+from .defaults import FORMAT_NAMES, HISTORY_PATH, MODELER_NAMES
 from .errors import ModelingError, PerfguardError, UsageError
-from .formats.native import save as save_measurements
-from .history import DEFAULT_PATH as DEFAULT_HISTORY
-from .history import History
-from .measurements import MeasurementSet
-from .modeling import MODELERS, ModelingResult, get_modeler, model_measurements
-from .modeling.analytical import AnalyticalError, AnalyticalModel, parse_analytical
-from .modeling.pmnf import MODELS_SCHEMA
-from .reporting.jsonl import dump_document
-from .reporting.models import advice_lines, models_table
-from .reporting.progress import RunProgress
-from .reporting.runs import error_lines, run_table
-from .reporting.summary import counts_sentence, shown_reasons
-from .reporting.tables import table_width
-from .reporting.terminal import STYLES, verdict_table
-from .reporting.timeline import timeline_table
+
+if TYPE_CHECKING:  # the rest of the package loads with the verb that needs it
+    from .checking.check import CheckOptions, ExpectationRule
+    from .checking.verdicts import CheckReport
+    from .config import Config
+    from .measurements import MeasurementSet
+    from .modeling import ModelingResult
+    from .modeling.analytical import AnalyticalModel
 
 __all__ = ["app", "main"]
 
@@ -52,6 +38,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: fast to start, and what a CI log shows anyway
 )
 _state: dict[str, bool] = {"debug": False}
 
@@ -75,13 +62,13 @@ def _root(
 @app.command("model")
 def model_cmd(
     inputs: list[Path] = typer.Argument(
-        ..., help="Measurement files (format auto-detected).", show_default=False
+        ..., metavar="FILE", help="Measurement files (format auto-detected).", show_default=False
     ),
     format: str | None = typer.Option(
-        None, "--format", "-f", help=f"Force the input format: {', '.join(formats_mod.names())}."
+        None, "--format", "-f", help=f"Force the input format: {', '.join(FORMAT_NAMES)}."
     ),
     modeler: str = typer.Option(
-        "default", "--modeler", "-m", help=f"Modeler: {', '.join(MODELERS)}."
+        "default", "--modeler", "-m", help=f"Modeler: {', '.join(MODELER_NAMES)}."
     ),
     predict: str | None = typer.Option(
         None,
@@ -95,6 +82,9 @@ def model_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print perfguard/models@1 JSON."),
 ) -> None:
     """Fit a PMNF model to every kernel and metric and print them."""
+    from .modeling import get_modeler, model_measurements
+    from .reporting.jsonl import dump_document
+
     impl = get_modeler(modeler)  # fail on a bad option before reading anything
     _check_format(format)
     if not 0 < level < 1:
@@ -103,7 +93,7 @@ def model_cmd(
     results = []
     label: str | None = None
     for path in inputs:
-        mset = formats_mod.load(path, format)
+        mset = _load(path, format)
         if name is not None and mset.parameters != (name,):
             raise UsageError(
                 f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"
@@ -120,12 +110,17 @@ def model_cmd(
         _print_advice(results)
 
 
+def _load(path: Path, format: str | None = None) -> MeasurementSet:
+    """A measurement file in any registered format (the registry loads on first use)."""
+    from .formats import load
+
+    return load(path, format)
+
+
 def _check_format(format: str | None) -> None:
     """Fail on a bad --format before any file is read."""
-    if format is not None and format not in formats_mod.names():
-        raise UsageError(
-            f"unknown format {format!r}; choose one of: {', '.join(formats_mod.names())}"
-        )
+    if format is not None and format not in FORMAT_NAMES:
+        raise UsageError(f"unknown format {format!r}; choose one of: {', '.join(FORMAT_NAMES)}")
 
 
 def _parse_predict(text: str | None) -> tuple[str | None, float | None]:
@@ -143,6 +138,8 @@ def _parse_predict(text: str | None) -> tuple[str | None, float | None]:
 
 
 def _models_json(results: list[tuple[str, ModelingResult]]) -> dict[str, Any]:
+    from .modeling.pmnf import MODELS_SCHEMA
+
     models = []
     skipped = []
     for path, result in results:
@@ -168,12 +165,17 @@ def _report_skipped(results: list[tuple[str, ModelingResult]]) -> None:
 
 
 def _print_models_table(results: list[tuple[str, ModelingResult]], predicted: str | None) -> None:
+    from .reporting.models import models_table
+    from .reporting.tables import table_width
+
     width = table_width()
     Console(highlight=False, width=width).print(models_table(results, predicted, width))
 
 
 def _print_advice(results: list[tuple[str, ModelingResult]]) -> None:
     """One line per model whose class is unsure or whose noise is high, saying what to do."""
+    from .reporting.models import advice_lines
+
     err = Console(stderr=True, highlight=False)
     for line in advice_lines(results):
         err.print(line, soft_wrap=True)
@@ -193,6 +195,7 @@ def check_cmd(
         [],
         "--expect",
         "-e",
+        metavar="GLOB=EXPR",
         help="GLOB=EXPR, e.g. 'sort*=<= n log n' (repeatable; first match wins).",
     ),
     config: Path | None = typer.Option(
@@ -203,13 +206,17 @@ def check_cmd(
         show_default=False,
     ),
     format: str | None = typer.Option(
-        None, "--format", "-f", help=f"Force the input format: {', '.join(formats_mod.names())}."
+        None, "--format", "-f", help=f"Force the input format: {', '.join(FORMAT_NAMES)}."
     ),
     modeler: str = typer.Option(
-        "default", "--modeler", "-m", help=f"Modeler: {', '.join(MODELERS)}."
+        "default", "--modeler", "-m", help=f"Modeler: {', '.join(MODELER_NAMES)}."
     ),
     target: list[str] = typer.Option(
-        [], "--target", "-t", help="Rank and compare at this scale, e.g. n=1e6 (repeatable)."
+        [],
+        "--target",
+        "-t",
+        metavar="PARAM=VALUE",
+        help="Rank and compare at this scale, e.g. n=1e6 (repeatable).",
     ),
     max_class: str | None = typer.Option(
         None, "--max-class", help="Flag any kernel above this class, e.g. 'n'.", show_default=False
@@ -236,6 +243,13 @@ def check_cmd(
     Exit codes: 0 pass (inconclusive passes unless --strict), 1 a scalability bug,
     2 usage, config or input error, 3 a benchmark failed to execute.
     """
+    from .checking.check import check as run_check
+    from .checking.check import parse_rules
+    from .checking.verdicts import exit_code
+    from .config import analytical_models
+    from .modeling import get_modeler
+    from .reporting.jsonl import dump_document
+
     get_modeler(modeler)
     _check_format(format)
     if markdown is not None and not markdown.parent.exists():
@@ -251,11 +265,11 @@ def check_cmd(
     )
     parse_rules(options)  # a malformed expectation fails before any file is read
     base_path = baseline or (cfg.check.baseline if cfg is not None else None)
-    base_set = formats_mod.load(base_path, format) if base_path is not None else None
+    base_set = _load(base_path, format) if base_path is not None else None
     if current is None:
         current_set = _collect_for_check(cfg)  # type: ignore[arg-type]
     else:
-        current_set = formats_mod.load(current, format)
+        current_set = _load(current, format)
     report = run_check(current_set, base_set, options)
     if markdown is not None:
         from .reporting.markdown import render_report  # jinja2: only for --markdown
@@ -275,6 +289,9 @@ def check_cmd(
 
 def _collect_for_check(cfg: Config) -> MeasurementSet:
     """``perfguard check`` without CURRENT: run the config's benchmarks first."""
+    from .collection.collect import collect, plan_benchmarks, run_options
+    from .reporting.progress import RunProgress
+
     specs = plan_benchmarks(cfg)
     options = run_options(cfg)
     with _sigterm_as_interrupt(), RunProgress(options.budget, len(specs)) as progress:
@@ -285,6 +302,8 @@ def _collect_for_check(cfg: Config) -> MeasurementSet:
 
 
 def _load_check_config(path: Path | None) -> Config | None:
+    from .config import load_config
+
     if path is not None:
         return load_config(path)
     default = Path("perfguard.yml")
@@ -302,6 +321,9 @@ def _check_options(
     strict: bool,
 ) -> CheckOptions:
     """Command-line values first, then perfguard.yml's, then the defaults."""
+    from .checking.check import CheckOptions, ExpectationRule
+    from .config import expectation_rules
+
     rules = [_expect_rule(text) for text in expect]
     check_cfg = cfg.check if cfg is not None else None
     if cfg is not None:
@@ -338,6 +360,8 @@ def _check_options(
 
 def _expect_rule(text: str) -> ExpectationRule:
     """``GLOB=EXPR``; an expression alone (starting with <, = or ≤) applies to every kernel."""
+    from .checking.check import ExpectationRule
+
     if text.lstrip()[:1] in ("<", "=", "≤"):
         return ExpectationRule("*", text.strip(), "--expect")
     glob, sep, expr = text.partition("=")
@@ -358,6 +382,10 @@ def _parse_target(text: str) -> tuple[str, float]:
 
 
 def _print_check(report: CheckReport) -> None:
+    from .reporting.summary import counts_sentence, shown_reasons
+    from .reporting.tables import table_width
+    from .reporting.terminal import STYLES, verdict_table
+
     width = table_width()
     console = Console(highlight=False, width=width)
     console.print(verdict_table(report, width))
@@ -377,6 +405,7 @@ def _print_check(report: CheckReport) -> None:
 def predict_cmd(
     inputs: list[Path] = typer.Argument(
         None,
+        metavar="FILE",
         help="Measurement files (any supported format); without them the benchmarks of "
         "perfguard.yml are measured first.",
         show_default=False,
@@ -389,28 +418,34 @@ def predict_cmd(
         show_default=False,
     ),
     at: list[str] = typer.Option(
-        [], "--at", help="Predict here, e.g. n=4096,block=32 (repeatable).", show_default=False
+        [],
+        "--at",
+        metavar="POINT",
+        help="Predict here, e.g. n=4096,block=32 (repeatable).",
+        show_default=False,
     ),
     grid: list[str] = typer.Option(
         [],
         "--grid",
+        metavar="PARAM=VALUES",
         help="Predict over the product of PARAM=VALUES, e.g. n=64..256+64 or bx=8,16 "
         "(one per parameter).",
         show_default=False,
     ),
     kernel: list[str] = typer.Option(
-        [], "--kernel", "-k", help="Only kernels matching this glob (repeatable)."
+        [], "--kernel", "-k", metavar="GLOB", help="Only kernels matching this glob (repeatable)."
     ),
     analytical: list[str] = typer.Option(
         [],
         "--analytical",
         "-a",
+        metavar="GLOB=EXPR",
         help="GLOB=EXPR: an analytical model for matching kernels, e.g. 'sweep=n^3*(1+2/bx)' "
         "(repeatable; overrides perfguard.yml).",
         show_default=False,
     ),
     format: str | None = typer.Option(
-        None, "--format", "-f", help=f"Force the input format: {', '.join(formats_mod.names())}."
+        None, "--format", "-f", help=f"Force the input format: {', '.join(FORMAT_NAMES)}."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the trees and the folds."),
     as_json: bool = typer.Option(False, "--json", help="Print perfguard/predictions@1 JSON."),
@@ -422,6 +457,9 @@ def predict_cmd(
     it where it is representative. Prints each prediction with its spread, and how far
     the measurements depart from the analytical model.
     """
+    from .collection.merge import merge_sets
+    from .config import parse_range
+
     # Verb-specific imports load with the verb: every other command starts faster.
     from .modeling.hybrid import require_sklearn
     from .modeling.predict import (
@@ -446,7 +484,7 @@ def predict_cmd(
         )
     mset = None
     if inputs:
-        sets = [(str(path), formats_mod.load(path, format)) for path in inputs]
+        sets = [(str(path), _load(path, format)) for path in inputs]
         mset = sets[0][1] if len(sets) == 1 else merge_sets(sets)
     # Points and models are checked before anything is measured: a typo must not cost a run.
     parameters = mset.parameters if mset is not None else tuple(cfg.parameters)  # type: ignore[union-attr]
@@ -490,6 +528,9 @@ def _analytical_lookup(
     cfg: Config | None, overrides: list[tuple[str, str]], parameters: tuple[str, ...]
 ) -> Callable[[str], AnalyticalModel | None]:
     """Kernel name -> its analytical model: --analytical first, then perfguard.yml."""
+    from .config import analytical_models
+    from .modeling.analytical import AnalyticalError, parse_analytical
+
     from_config = analytical_models(cfg, parameters) if cfg is not None else {}
     parsed: dict[str, AnalyticalModel] = {}
     for glob, expr in overrides:
@@ -575,7 +616,7 @@ def run_cmd(
         show_default=False,
     ),
     benchmark: list[str] = typer.Option(
-        [], "--benchmark", "-k", help="Run only this benchmark (repeatable)."
+        [], "--benchmark", "-k", metavar="NAME", help="Run only this benchmark (repeatable)."
     ),
     seed: int | None = typer.Option(
         None,
@@ -590,6 +631,12 @@ def run_cmd(
     (the others are still measured and written), 130 interrupted (what was measured is
     written).
     """
+    from .collection.collect import collect, plan_benchmarks, run_options
+    from .collection.spec import parse_shard
+    from .config import load_config
+    from .formats.native import save as save_measurements
+    from .reporting.progress import RunProgress
+
     cfg = load_config(config)
     if budget is not None and not budget > 0:
         raise UsageError(f"--budget must be a positive number of seconds, got {budget:g}")
@@ -612,18 +659,24 @@ def run_cmd(
 @app.command("merge")
 def merge_cmd(
     inputs: list[Path] = typer.Argument(
-        ..., help="Measurement files to join (e.g. the shards of one run).", show_default=False
+        ...,
+        metavar="SHARD",
+        help="Measurement files to join (e.g. the shards of one run).",
+        show_default=False,
     ),
     output: Path = typer.Option(
         ..., "--output", "-o", help="Where to write the joined measurements@1.", show_default=False
     ),
     format: str | None = typer.Option(
-        None, "--format", "-f", help=f"Force the input format: {', '.join(formats_mod.names())}."
+        None, "--format", "-f", help=f"Force the input format: {', '.join(FORMAT_NAMES)}."
     ),
 ) -> None:
     """Join measurement files into one perfguard/measurements@1 file."""
+    from .collection.merge import merge_sets
+    from .formats.native import save as save_measurements
+
     _check_writable(output)
-    sets = [(str(path), formats_mod.load(path, format)) for path in inputs]
+    sets = [(str(path), _load(path, format)) for path in inputs]
     merged = merge_sets(sets)
     save_measurements(merged, output)
     points = sum(len(k.points) for k in merged.kernels)
@@ -637,13 +690,17 @@ def history_cmd(
     kernel: str | None = typer.Argument(
         None, help="A kernel name or glob (default: every kernel).", show_default=False
     ),
-    db: Path = typer.Option(DEFAULT_HISTORY, "--db", help="The history database."),
+    db: Path = typer.Option(HISTORY_PATH, "--db", help="The history database."),
     metric: str | None = typer.Option(
         None, "--metric", help="Only this metric, e.g. time.", show_default=False
     ),
     limit: int = typer.Option(20, "--limit", "-n", help="Show each kernel's last N runs."),
 ) -> None:
     """Each kernel's class, verdict and predicted value over the recorded commits."""
+    from .history import History
+    from .reporting.tables import table_width
+    from .reporting.timeline import timeline_table
+
     if limit < 1:
         raise UsageError(f"--limit must be at least 1, got {limit}")
     with History.open(db, create=False) as history:
@@ -689,9 +746,7 @@ def ci_cmd(
     fail_on: str = typer.Option(
         "any", "--fail-on", help="What fails the step: expectation, regression, any or never."
     ),
-    db: Path = typer.Option(
-        Path(".perfguard/history.sqlite"), "--db", help="The SQLite history to read and extend."
-    ),
+    db: Path = typer.Option(HISTORY_PATH, "--db", help="The SQLite history to read and extend."),
     store: bool = typer.Option(True, "--store/--no-store", help="Record the run in the history."),
     measurements: Path | None = typer.Option(
         None,
@@ -713,8 +768,11 @@ def ci_cmd(
     and upserts one pull-request comment. Exit codes: 0 pass, 1 a scalability bug of
     the kind --fail-on names, 2 usage/config/input error, 3 a benchmark failed to run.
     """
+    from .checking.check import parse_rules
+    from .checking.verdicts import exit_code
     from .ci import CiOptions, run_ci
     from .ci import publish as publish_report
+    from .config import load_config
     from .github import actions_context
 
     context = actions_context(os.environ)
@@ -737,7 +795,7 @@ def ci_cmd(
 
     def current(which: Config) -> MeasurementSet:
         if measurements is not None and which is cfg:
-            return formats_mod.load(measurements)
+            return _load(measurements)
         return _collect_for_check(which)
 
     result = run_ci(
@@ -781,6 +839,9 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 def _print_run_summary(mset: MeasurementSet, output: Path) -> None:
+    from .reporting.runs import error_lines, run_table
+    from .reporting.tables import table_width
+
     width = table_width()
     console = Console(stderr=True, highlight=False, width=width)
     console.print(run_table(mset, width))
@@ -791,6 +852,8 @@ def _print_run_summary(mset: MeasurementSet, output: Path) -> None:
 
 
 def _at_text(mset: MeasurementSet, at: tuple[float, ...]) -> str:
+    from .collection.spec import format_at
+
     return format_at(mset.parameters, at)
 
 

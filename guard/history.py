@@ -39,6 +39,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .defaults import HISTORY_PATH
 from .errors import FormatError, PerfguardError
 from .formats.native import loads_json
 from .git import git
@@ -58,7 +59,7 @@ __all__ = [
     "TimelineRow",
 ]
 
-DEFAULT_PATH = Path(".perfguard/history.sqlite")
+DEFAULT_PATH = HISTORY_PATH
 BUSY_TIMEOUT_S = 30.0
 
 MIGRATIONS: tuple[str, ...] = (
