@@ -401,6 +401,44 @@ def _print_check(report: CheckReport) -> None:
     console.print(f"[{style}]perfguard check: {report.status}[/] ({counts_sentence(report)})")
 
 
+@app.command("report")
+def report_cmd(
+    verdicts: Path = typer.Argument(
+        ...,
+        metavar="VERDICTS",
+        help="A verdicts@1 file: perfguard check --json, or a report folder's verdicts.json.",
+        show_default=False,
+    ),
+    markdown: Path | None = typer.Option(
+        None, "--markdown", help="Write the markdown report here instead of printing the table."
+    ),
+    current: Path | None = typer.Option(
+        None, "--current", help="The checked measurements: adds their charts to --markdown."
+    ),
+    baseline: Path | None = typer.Option(
+        None, "--baseline", "-b", help="The baseline's measurements, for the charts."
+    ),
+) -> None:
+    """Render a saved check again: the terminal table, or the markdown report.
+
+    Nothing is measured or modelled again: the verdicts and models are the file's. Exit
+    codes: 0 rendered, 2 a missing or invalid file.
+    """
+    from .checking.verdicts_json import load_report
+
+    report = load_report(verdicts)
+    if markdown is None:
+        _print_check(report)
+        return
+    from .reporting.markdown import render_report
+
+    now = _load(current) if current is not None else None
+    before = _load(baseline) if baseline is not None else None
+    _check_writable(markdown)
+    markdown.write_text(render_report(report, now, before), encoding="utf-8")
+    Console(highlight=False).print(f"perfguard report: wrote {escape(str(markdown))}")
+
+
 @app.command("predict")
 def predict_cmd(
     inputs: list[Path] = typer.Argument(

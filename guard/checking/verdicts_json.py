@@ -12,13 +12,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
+from ..formats._common import decode_json
 from ..modeling.pmnf import Factor, Model, Term
 from .verdicts import SCHEMA, CheckReport, Reason, Verdict
 
-__all__ = ["read_report"]
+__all__ = ["load_report", "read_report"]
 
 _VERDICTS = ("pass", "fail", "inconclusive", "error")
 _MAX_TEXT = 10_000  # characters in any one string field
@@ -77,6 +79,17 @@ class _Reader:
         if abs(out) > 100 or out.denominator > 1000:
             raise self.fail(where, f"exponent {text} is out of range")
         return out
+
+
+def load_report(path: Path) -> CheckReport:
+    """A saved ``verdicts@1`` file (``perfguard check --json``), validated."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise FormatError("not UTF-8 text: expected perfguard/verdicts@1 JSON", str(path)) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", str(path)) from None
+    return read_report(decode_json(text, str(path)), str(path))
 
 
 def read_report(doc: Any, path: str) -> CheckReport:
