@@ -1,6 +1,15 @@
-"""The one exception tree; the CLI turns each into a one-line message and an exit code."""
+"""The one exception tree; the CLI turns each into a one-line message and its exit code.
+
+2 for anything the user must fix (usage, input files, config, history, GitHub), 3 for a
+benchmark that failed to execute.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "PerfguardError",
@@ -9,6 +18,12 @@ __all__ = [
     "ConfigError",
     "ModelingError",
     "CollectionError",
+    "ExecutionError",
+    "HistoryError",
+    "ExpectationError",
+    "AnalyticalError",
+    "MissingExtra",
+    "GitHubError",
 ]
 
 
@@ -47,3 +62,56 @@ class CollectionError(PerfguardError):
     """A benchmark failed to execute (exit code 3)."""
 
     exit_code = 3
+
+
+class ExecutionError(CollectionError):
+    """One execution failed; ``kind`` is "timeout", "crash" or "error"."""
+
+    def __init__(self, kind: str, message: str):
+        self.kind = kind
+        super().__init__(message)
+
+
+class HistoryError(PerfguardError):
+    """The history database cannot be opened, read or written; names the file."""
+
+    def __init__(self, message: str, path: str | Path):
+        self.path = str(path)
+        super().__init__(f"{path}: {message}")
+
+
+class ExpectationError(UsageError):
+    """An expectation string that cannot be read; names the column and what is allowed there."""
+
+    def __init__(self, text: str, column: int, problem: str, allowed: str | None = None) -> None:
+        self.text = text
+        self.column = column
+        self.problem = problem
+        self.allowed = allowed
+        shown = "".join(" " if c.isspace() else c for c in text)  # keep the message one line
+        message = f"invalid expectation '{shown}': {problem} at column {column}"
+        if allowed:
+            message += f" ({allowed})"
+        super().__init__(message)
+
+
+class AnalyticalError(UsageError, ValueError):
+    """An analytical model that cannot be parsed or evaluated; ``column`` is 1-based."""
+
+    def __init__(self, message: str, column: int | None = None):
+        self.message = message
+        self.column = column
+        where = f"column {column}: " if column is not None else ""
+        super().__init__(where + message)
+
+
+class MissingExtra(UsageError):
+    """An optional dependency that is not installed (exit code 2, with the install hint)."""
+
+
+class GitHubError(PerfguardError):
+    """A GitHub API call, event payload or runner file perfguard cannot use (exit code 2)."""
+
+    def __init__(self, message: str, status: int | None = None):
+        self.status = status
+        super().__init__(message)

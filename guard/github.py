@@ -27,7 +27,8 @@ from urllib.parse import urljoin, urlsplit
 import requests
 
 from guard import __version__
-from guard.errors import PerfguardError
+
+from .errors import GitHubError
 
 __all__ = [
     "ActionsContext",
@@ -56,14 +57,6 @@ MAX_PAGES = 100  # 10,000 comments; beyond that something is wrong, so stop rath
 REDACTED = "***"
 _LEVELS = ("error", "warning", "notice")
 _INTEGRATION_403 = "resource not accessible by integration"
-
-
-class GitHubError(PerfguardError):
-    """A GitHub API call, event payload or runner file perfguard cannot use (exit code 2)."""
-
-    def __init__(self, message: str, status: int | None = None):
-        self.status = status
-        super().__init__(message)
 
 
 # --------------------------------------------------------------------------- environment

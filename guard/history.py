@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .defaults import HISTORY_PATH
-from .errors import FormatError, PerfguardError
+from .errors import FormatError, HistoryError
 from .formats.native import loads_json
 from .git import git
 from .measurements import SCHEMA, MeasurementSet
@@ -131,14 +131,6 @@ TRUSTED_EVENTS = ("push", "merge_group")  # what a pull request cannot trigger w
 LOCAL = "local"  # recorded outside GitHub Actions
 
 _RUN_COLUMNS = "id, commit_sha, branch, started, recorded_at, dirty"
-
-
-class HistoryError(PerfguardError):
-    """The history database cannot be opened, read or written; names the file."""
-
-    def __init__(self, message: str, path: str | Path):
-        self.path = str(path)
-        super().__init__(f"{path}: {message}")
 
 
 @dataclass(frozen=True)

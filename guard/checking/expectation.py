@@ -15,7 +15,8 @@ from fractions import Fraction
 from typing import Literal, NoReturn
 
 from guard.checking.classes import GrowthClass, Monomial
-from guard.errors import UsageError
+
+from ..errors import ExpectationError
 
 __all__ = ["Op", "Expectation", "ExpectationError", "parse_expectation", "parse_class"]
 
@@ -57,21 +58,6 @@ class Expectation:
     def describe(self) -> str:
         """Canonical text: ``<= n log n``, ``< n^2``, ``== n``."""
         return f"{self.op} {self.bound.text()}"
-
-
-class ExpectationError(UsageError):
-    """An expectation string that cannot be read; names the column and what is allowed there."""
-
-    def __init__(self, text: str, column: int, problem: str, allowed: str | None = None) -> None:
-        self.text = text
-        self.column = column
-        self.problem = problem
-        self.allowed = allowed
-        shown = "".join(" " if c.isspace() else c for c in text)  # keep the message one line
-        message = f"invalid expectation '{shown}': {problem} at column {column}"
-        if allowed:
-            message += f" ({allowed})"
-        super().__init__(message)
 
 
 def parse_expectation(text: str, parameters: Sequence[str] | None = None) -> Expectation:

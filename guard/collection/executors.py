@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from ..errors import ExecutionError
 from .spec import BenchmarkSpec, command_argv, keyword_arguments
 
 __all__ = [
@@ -34,14 +35,6 @@ __all__ = [
     "RoutingExecutor",
     "parse_custom_value",
 ]
-
-
-class ExecutionError(Exception):
-    """One execution failed; ``kind`` is "timeout", "crash" or "error"."""
-
-    def __init__(self, kind: str, message: str):
-        self.kind = kind
-        super().__init__(message)
 
 
 class Executor(Protocol):

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import numbers
+from ..errors import AnalyticalError
 from ..measurements import plain_number
 
 __all__ = [
@@ -68,16 +69,6 @@ _CALLABLE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\
 _ALLOWED = "numbers, the parameters ({params}), pi, e, + - * / // % ^ ** and " + ", ".join(
     f"{name}()" for name in FUNCTIONS
 )
-
-
-class AnalyticalError(ValueError):
-    """An analytical model that cannot be parsed or evaluated; ``column`` is 1-based."""
-
-    def __init__(self, message: str, column: int | None = None):
-        self.message = message
-        self.column = column
-        where = f"column {column}: " if column is not None else ""
-        super().__init__(where + message)
 
 
 @dataclass(frozen=True)

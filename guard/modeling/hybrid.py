@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import MissingExtra, UsageError
 from .analytical import calibrate
 
 __all__ = [
@@ -46,10 +46,6 @@ WEIGHTS = tuple(round(0.1 * i, 1) for i in range(11))
 TREES = 200
 FOLDS = 5
 SPREAD = (5.0, 95.0)
-
-
-class MissingExtra(UsageError):
-    """An optional dependency that is not installed (exit code 2, with the install hint)."""
 
 
 def require_sklearn() -> Any:
