@@ -661,6 +661,40 @@ def history_cmd(
     Console(highlight=False, width=width).print(timeline_table(rows, width))
 
 
+@app.command("site")
+def site_cmd(
+    db: Path = typer.Option(DEFAULT_HISTORY, "--db", help="The history database."),
+    output: Path = typer.Option(
+        ...,
+        "--output",
+        "-o",
+        help="The folder to write (new, empty, or an earlier perfguard site).",
+        show_default=False,
+    ),
+    branch: str | None = typer.Option(
+        None, "--branch", help="Only runs recorded on this branch.", show_default=False
+    ),
+    limit: int = typer.Option(100, "--limit", "-n", help="The newest N runs."),
+    repo_url: str | None = typer.Option(
+        None,
+        "--repo-url",
+        help="Link commits to REPO_URL/commit/SHA (default in GitHub Actions: this repository).",
+        show_default=False,
+    ),
+    title: str = typer.Option("perfguard history", "--title", help="The site's title."),
+) -> None:
+    """A static site of the history: every kernel's class, verdict and models over commits.
+
+    Plain HTML and inline SVG, no script and no request outside the folder: it opens from
+    GitHub Pages, an artifact or file://. Exit codes: 0 written, 2 a bad history, branch
+    or output folder (nothing is changed).
+    """
+    from .site.build import SiteOptions, build_site
+
+    options = SiteOptions(branch=branch, limit=limit, repo_url=repo_url, title=title)
+    typer.echo(build_site(db, output, options).sentence())
+
+
 @app.command("ci")
 def ci_cmd(
     config: Path = typer.Option(
