@@ -519,6 +519,13 @@ def init_cmd(
         help="check: your benchmark tool, then perfguard check (no token); pull-request: the "
         "perfguard action with a comment; fork-safe: the measure/comment pair for forks.",
     ),
+    shards: int | None = typer.Option(
+        None,
+        "--shards",
+        help="Write the matrix workflow instead: N measuring jobs (2-256), one gate, and "
+        "the GitHub Pages site of the history (perfguard-pages.yml).",
+        show_default=False,
+    ),
     action_ref: str | None = typer.Option(
         None,
         "--action-ref",
@@ -537,8 +544,10 @@ def init_cmd(
         raise UsageError(f"{directory} is not a folder; give the project's root folder")
     from .scaffold import detect_project, render_project, write_init
 
+    if shards is not None and workflow != "check":
+        raise UsageError("--shards writes the matrix workflow; leave out --workflow")
     project = detect_project(directory)
-    files = render_project(project, workflow, action_ref)
+    files = render_project(project, workflow, action_ref, shards)
     written = write_init(directory, files, force=force)
     console = Console(highlight=False)
     console.print(f"perfguard init: {escape(project.describe())}", soft_wrap=True)
