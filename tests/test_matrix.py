@@ -209,7 +209,7 @@ def test_measuring_jobs_hold_no_token_and_only_the_gate_may_comment() -> None:
     for job in (jobs["measure"], jobs["gate"]):
         for s in job["steps"]:
             if s.get("uses", "").startswith("actions/upload-artifact@"):
-                assert s["with"]["include-hidden-files"] is True  # .perfguard/ is hidden
+                assert s["with"]["include-hidden-files"] is True
 
 
 def test_the_site_is_published_only_from_pushes_to_the_default_branch() -> None:
