@@ -134,7 +134,8 @@ def trend_chart(
     x = Axis(0, max(len(values) - 1, 1), left, width - right, log=False)
     parts = _y_grid(y, left, width - right, unit)
     for i in _label_indices(len(labels), 7):
-        parts.append(_text(x(i), height - bottom + 16, labels[i], "tick", anchor="middle"))
+        anchor = "end" if i == len(labels) - 1 and i else "start" if i == 0 else "middle"
+        parts.append(_text(x(i), height - bottom + 16, labels[i], "tick", anchor=anchor))
     parts.append(_polyline([(x(i), y(v)) for i, v in known], "trend"))
     for i, v in known:
         tip = f"{labels[i]}: {_value(v, unit)}"
