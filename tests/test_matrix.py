@@ -276,3 +276,21 @@ def test_the_dogfood_copies_are_the_templates() -> None:
         _normalized((ours / "perfguard-pages.yml").read_text())
         == template[:at] + checkout + template[at:]
     )
+
+
+def test_the_readme_workflow_is_the_shipped_pull_request_workflow_shortened() -> None:
+    """README's "Use it in GitHub Actions" YAML: the same triggers, permissions and steps."""
+    from guard.scaffold import render_action_workflows
+
+    section = (ROOT / "README.md").read_text().split("## Use it in GitHub Actions", 1)[1]
+    block = re.search(r"```yaml\n(.*?)```", section, re.S)[1]
+    short = yaml.safe_load(block.replace("<owner>/perfguard@<sha>", f"perfguard/perfguard@{SHA}"))
+    (shipped,) = render_action_workflows("pull-request", SHA)
+    full = yaml.safe_load(shipped.text)
+    assert short[True] == full[True] and short["permissions"] == full["permissions"]
+    (job,) = short["jobs"].values()
+    (full_job,) = full["jobs"].values()
+    assert job["permissions"] == full_job["permissions"]
+    assert [s["uses"] for s in job["steps"]] == [s["uses"] for s in full_job["steps"]]
+    for ours, theirs in zip(job["steps"][:2], full_job["steps"][:2]):
+        assert ours["with"] == theirs["with"]
