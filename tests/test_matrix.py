@@ -294,3 +294,21 @@ def test_the_readme_workflow_is_the_shipped_pull_request_workflow_shortened() ->
     assert [s["uses"] for s in job["steps"]] == [s["uses"] for s in full_job["steps"]]
     for ours, theirs in zip(job["steps"][:2], full_job["steps"][:2]):
         assert ours["with"] == theirs["with"]
+
+
+def test_init_shards_writes_both_workflows_and_refuses_a_mix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from guard.cli import main
+
+    assert main(["init", str(tmp_path), "--shards", "3", "--action-ref", SHA]) == 0
+    written = tmp_path / ".github" / "workflows"
+    assert sorted(p.name for p in written.iterdir()) == ["perfguard-pages.yml", "perfguard.yml"]
+    assert (written / "perfguard.yml").read_text() == render_matrix_workflows(3, SHA)[0].text
+    other = tmp_path / "other"
+    other.mkdir()
+    assert main(["init", str(other), "--shards", "3", "--workflow", "fork-safe"]) == 2
+    assert main(["init", str(other), "--shards", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "leave out --workflow" in err and "--shards 1: give 2 to 256" in err
+    assert list(other.iterdir()) == []
