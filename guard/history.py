@@ -56,6 +56,7 @@ __all__ = [
     "History",
     "HistoryError",
     "RunRow",
+    "StoredResult",
     "TimelineRow",
 ]
 
@@ -130,6 +131,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 TRUSTED_EVENTS = ("push", "merge_group")  # what a pull request cannot trigger with its code
 LOCAL = "local"  # recorded outside GitHub Actions
 
+_CHUNK = 500  # run ids per IN (...) list: far below SQLite's limit on parameters
 _RUN_COLUMNS = "id, commit_sha, branch, started, recorded_at, dirty"
 
 
@@ -169,6 +171,22 @@ class TimelineRow:
     verdict: str | None
     complexity: str | None
     predicted_at_target: float | None
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """One kernel and metric of a recorded run as stored: JSON text, parsed by the reader.
+
+    ``points`` is the measurements@1 points list; ``entry`` the verdicts@1 kernel entry
+    (None when the run was recorded without a check).
+    """
+
+    run_id: int
+    kernel: str
+    metric: str
+    unit: str | None
+    points: str
+    entry: str | None
 
 
 class History:
@@ -377,6 +395,40 @@ class History:
         with _errors(self.path):
             rows = self._db.execute(query, args).fetchall()
         return [TimelineRow(*row[:10]) for row in rows]
+
+    def branches(self) -> list[str]:
+        """The branch names runs were recorded on, sorted (runs without one are left out)."""
+        with _errors(self.path):
+            rows = self._db.execute(
+                "SELECT DISTINCT branch FROM runs WHERE branch IS NOT NULL ORDER BY branch"
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def report_settings(self, run_ids: Sequence[int]) -> dict[int, str | None]:
+        """Each run's stored check settings (JSON text: status, target, ...), by run id."""
+        rows = self._in_runs("SELECT id, report FROM runs WHERE id IN ({})", run_ids)
+        return {run_id: report for run_id, report in rows}
+
+    def results(self, run_ids: Sequence[int]) -> list[StoredResult]:
+        """Every kernel and metric of these runs as stored, by run, in the file's order."""
+        rows = self._in_runs(
+            "SELECT m.run_id, m.kernel, m.metric, m.unit, m.points, v.entry"
+            " FROM measurements m LEFT JOIN verdicts v USING (run_id, kernel, metric)"
+            " WHERE m.run_id IN ({}) ORDER BY m.run_id, m.position",
+            run_ids,
+        )
+        return [StoredResult(*row) for row in rows]
+
+    def _in_runs(self, query: str, run_ids: Sequence[int]) -> list[tuple[Any, ...]]:
+        """``query`` with its ``{}`` filled by the run ids (in chunks under SQLite's limit)."""
+        out: list[tuple[Any, ...]] = []
+        ids = [int(i) for i in run_ids]
+        with _errors(self.path):
+            for start in range(0, len(ids), _CHUNK):
+                chunk = ids[start : start + _CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                out += self._db.execute(query.format(marks), chunk).fetchall()
+        return out
 
     def _kernel_names(self, pattern: str | None) -> list[str]:
         """Kernel names equal to ``pattern``; failing that, matching it as a glob."""

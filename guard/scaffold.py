@@ -37,6 +37,7 @@ __all__ = [
     "detect_project",
     "render_project",
     "render_init",
+    "render_matrix_workflows",
     "write_init",
 ]
 
@@ -164,10 +165,19 @@ def detect_project(root: Path) -> ProjectKind:
 
 
 def render_project(
-    project: ProjectKind, workflow: str = "check", action_ref: str | None = None
+    project: ProjectKind,
+    workflow: str = "check",
+    action_ref: str | None = None,
+    shards: int | None = None,
 ) -> list[InitFile]:
-    """perfguard.yml and the GitHub Actions workflow(s) for a detected project."""
+    """perfguard.yml and the GitHub Actions workflow(s) for a detected project.
+
+    With ``shards``, the matrix workflow and the Pages workflow it calls, whatever
+    ``workflow`` says.
+    """
     config = InitFile(CONFIG_PATH, _render_config(project))
+    if shards is not None:
+        return [config, *render_matrix_workflows(shards, action_ref)]
     if workflow == "check":
         return [config, InitFile(WORKFLOW_PATH, _render_workflow(project, action_ref))]
     return [config, *render_action_workflows(workflow, action_ref)]
@@ -1102,6 +1112,29 @@ def render_action_workflows(kind: str, action_ref: str | None = None) -> list[In
         )
         for name in names
     ]
+
+
+MAX_SHARDS = 256  # GitHub Actions runs at most 256 jobs of one matrix
+MATRIX_PATH = PurePosixPath(".github/workflows/perfguard.yml")
+PAGES_PATH = PurePosixPath(".github/workflows/perfguard-pages.yml")
+
+
+def render_matrix_workflows(shards: int, action_ref: str | None = None) -> list[InitFile]:
+    """The matrix workflow over ``shards`` runners, and the Pages workflow its site job calls."""
+    if not 2 <= shards <= MAX_SHARDS:
+        raise UsageError(
+            f"--shards {shards}: give 2 to {MAX_SHARDS} (one runner needs no matrix; "
+            f"GitHub runs at most {MAX_SHARDS} jobs of one matrix)"
+        )
+    at = "@" + action_reference(action_ref)
+    matrix = _fill(
+        "workflow-matrix.yml",
+        action_at=at,
+        count=shards,
+        shards=", ".join(str(i) for i in range(1, shards + 1)),
+    )
+    pages = _fill("workflow-pages.yml", action_at=at)
+    return [InitFile(MATRIX_PATH, matrix + "\n"), InitFile(PAGES_PATH, pages + "\n")]
 
 
 _SHA = re.compile(r"[0-9a-f]{40}")

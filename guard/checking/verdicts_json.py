@@ -20,7 +20,7 @@ from ..formats._common import decode_json
 from ..modeling.pmnf import Factor, Model, Term
 from .verdicts import SCHEMA, CheckReport, Reason, Verdict
 
-__all__ = ["load_report", "read_report"]
+__all__ = ["load_report", "read_report", "read_verdict"]
 
 _VERDICTS = ("pass", "fail", "inconclusive", "error")
 _MAX_TEXT = 10_000  # characters in any one string field
@@ -112,6 +112,11 @@ def read_report(doc: Any, path: str) -> CheckReport:
         },
         notes=tuple(r.text(n, f"notes[{i}]") or "" for i, n in enumerate(notes)),
     )
+
+
+def read_verdict(entry: Any, path: str, where: str = "entry") -> Verdict:
+    """One validated verdicts@1 kernel entry with its models rebuilt; FormatError names the key."""
+    return _verdict(_Reader(path), entry, where)
 
 
 def _verdict(r: _Reader, entry: Any, where: str) -> Verdict:

@@ -1,0 +1,1 @@
+"""`perfguard site`: a static history site (see guard/site/build.py)."""
