@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
+
 from guard import formats
 from guard.errors import PerfguardError
 from guard.modeling import model_measurements
@@ -67,6 +69,7 @@ class Outcome:
     error: str | None = None  # the whole input refused (None: read)
     leads: dict[tuple[str, str], tuple[Fraction, Fraction]] = field(default_factory=dict)
     reasons: Counter = field(default_factory=Counter)  # why kernels went without a model
+    means: dict[tuple[str, str], dict[tuple[float, ...], float]] | None = None  # as read
     seconds: float = 0.0
 
     @property
@@ -117,15 +120,21 @@ def extrap_outcome(item: Input, python: str, cache: Path, scaling: str) -> Outco
     result = json.loads(out.read_text())
     if "error" in result:
         return Outcome(error=result["error"])
-    outcome = Outcome(kernels=len(result["kernels"]))
+    outcome = Outcome(kernels=len(result["kernels"]), means={})
     single = len(result["parameters"]) == 1
     for kernel in result["kernels"]:
+        # a file without METRIC: Extra-P names the metric "" (text) or "<default>" (JSON
+        # Lines), perfguard "time"; the same kernel either way
+        metric = kernel["metric"] if kernel["metric"] not in ("", "<default>") else "time"
+        outcome.means[(kernel["callpath"], metric)] = {
+            tuple(m[:-1]): m[-1] for m in kernel["means"]
+        }
         if "error" in kernel:
             outcome.reasons[kernel["error"].split(":")[0]] += 1
             continue
         outcome.modelled += 1
         if single:
-            outcome.leads[(kernel["callpath"], kernel["metric"])] = extrap_lead(kernel["terms"])
+            outcome.leads[(kernel["callpath"], metric)] = extrap_lead(kernel["terms"])
     return outcome
 
 
@@ -149,6 +158,10 @@ def perfguard_outcome(item: Input, scaling: str) -> Outcome:
     outcome = Outcome(
         modelled=len(result.models), kernels=len(mset.kernels), seconds=time.perf_counter() - t0
     )
+    outcome.means = {
+        k.key: {p.at: float(np.mean(p.values)) if p.values else None for p in k.points}
+        for k in mset.kernels
+    }
     for model in result.models:
         if len(model.parameters) == 1:
             outcome.leads[(model.kernel, model.metric)] = model.lead_order()
@@ -160,6 +173,8 @@ def perfguard_outcome(item: Input, scaling: str) -> Outcome:
 
 def load(item: Input, scaling: str):
     """The set as a user's ``perfguard model PATH`` reads it."""
+    if item.kind == "cube":
+        return formats.load(item.path, scaling=scaling)
     return formats.load(item.path)
 
 
@@ -238,6 +253,40 @@ def _class(lead: tuple[Fraction, Fraction]) -> str:
     return " ".join(parts)
 
 
+def same_data(rows: list[tuple[Input, Outcome, Outcome]]) -> list[str]:
+    """Inputs both read: do they hold the same kernels (call path, metric) and point means?"""
+    same = 0
+    lines = []
+    for item, e, p in rows:
+        if e.means is None or p.means is None:
+            continue
+        problem = _data_difference(e.means, p.means)
+        if problem is None:
+            same += 1
+        else:
+            lines.append(f"  {item.name}: {problem}")
+    read = sum(1 for _, e, p in rows if e.means is not None and p.means is not None)
+    return [f"inputs both read: {read}; same kernels and point means: {same}"] + lines
+
+
+def _data_difference(theirs: dict, ours: dict) -> str | None:
+    if set(theirs) != set(ours):
+        only_e = sorted(set(theirs) - set(ours))[:2]
+        only_p = sorted(set(ours) - set(theirs))[:2]
+        return f"kernels differ: only Extra-P {only_e}, only perfguard {only_p}"
+    for key, points in theirs.items():
+        mine = ours[key]
+        if set(points) != set(mine):
+            return f"{key}: points differ"
+        for at, mean in points.items():
+            if mean is None or mine[at] is None:
+                if mean != mine[at]:
+                    return f"{key} at {at}: mean {mine[at]} vs Extra-P {mean}"
+            elif not np.isclose(mine[at], mean, rtol=1e-9, atol=0):
+                return f"{key} at {at}: mean {mine[at]:.6g} vs Extra-P {mean:.6g}"
+    return None
+
+
 def refusals(rows: list[tuple[Input, Outcome, Outcome]]) -> list[str]:
     lines = ["valid inputs only Extra-P models, with perfguard's reason:"]
     for item, e, p in rows:
@@ -272,7 +321,17 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((item, e, p))
         print(f"{item.name}: Extra-P {_verdict(e)[:60]} | perfguard {_verdict(p)[:60]}", flush=True)
     print()
-    print("\n".join(table(rows) + [""] + lead_agreement(rows) + [""] + refusals(rows)))
+    print(
+        "\n".join(
+            table(rows)
+            + [""]
+            + lead_agreement(rows)
+            + [""]
+            + same_data(rows)
+            + [""]
+            + refusals(rows)
+        )
+    )
     print(f"\nperfguard seconds, all inputs: {sum(p.seconds for _, _, p in rows):.1f}")
     if args.json:
         args.json.write_text(json.dumps([_row_json(*row) for row in rows], indent=1))

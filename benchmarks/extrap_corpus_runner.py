@@ -77,7 +77,13 @@ def run(kind: str, path: str, scaling: str) -> dict:
     generator = ModelGenerator(experiment, modeler=modeler, use_measure=Measure.MEAN)
     kernels = []
     for (callpath, metric), measurements in experiment.measurements.items():
-        entry = {"callpath": callpath.name, "metric": metric.name, "points": len(measurements)}
+        entry = {
+            "callpath": callpath.name,
+            "metric": metric.name,
+            "points": len(measurements),
+            # each point's coordinates and mean, to compare what the two readers read
+            "means": [[*map(float, m.coordinate), _finite(m.mean)] for m in measurements],
+        }
         try:
             model = generator.modeler.create_model(measurements)
             entry.update(describe_model(model, parameters, 128.0))
@@ -86,6 +92,11 @@ def run(kind: str, path: str, scaling: str) -> dict:
         kernels.append(entry)
     result["kernels"] = kernels
     return result
+
+
+def _finite(value) -> float | None:
+    value = float(value)
+    return value if value == value and abs(value) != float("inf") else None
 
 
 def main() -> int:

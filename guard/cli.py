@@ -54,6 +54,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 _state: dict[str, bool] = {"debug": False}
+SCALING_HELP = (
+    "Score-P/CUBE folders: weak (every process's value is a repetition; default) or strong "
+    "(a profile's processes summed)."
+)
 
 
 def _version(value: bool) -> None:
@@ -93,8 +97,12 @@ def model_cmd(
     ),
     level: float = typer.Option(0.9, "--level", help="Coverage of the prediction interval."),
     as_json: bool = typer.Option(False, "--json", help="Print perfguard/models@1 JSON."),
+    scaling: str | None = typer.Option(None, "--scaling", help=SCALING_HELP, show_default=False),
 ) -> None:
-    """Fit a PMNF model to every kernel and metric and print them."""
+    """Fit a PMNF model to every kernel and metric and print them.
+
+    An input may be a folder of Score-P experiment folders (app.p64n1000.r1/profile.cubex).
+    """
     impl = get_modeler(modeler)  # fail on a bad option before reading anything
     _check_format(format)
     if not 0 < level < 1:
@@ -103,7 +111,7 @@ def model_cmd(
     results = []
     label: str | None = None
     for path in inputs:
-        mset = formats_mod.load(path, format)
+        mset = formats_mod.load(path, format, scaling)
         if name is not None and mset.parameters != (name,):
             raise UsageError(
                 f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"
@@ -228,6 +236,7 @@ def check_cmd(
     markdown: Path | None = typer.Option(
         None, "--markdown", help="Also write a markdown report to this file.", show_default=False
     ),
+    scaling: str | None = typer.Option(None, "--scaling", help=SCALING_HELP, show_default=False),
 ) -> None:
     """Verdicts: pass, fail or inconclusive against declared bounds and the baseline.
 
@@ -251,11 +260,11 @@ def check_cmd(
     )
     parse_rules(options)  # a malformed expectation fails before any file is read
     base_path = baseline or (cfg.check.baseline if cfg is not None else None)
-    base_set = formats_mod.load(base_path, format) if base_path is not None else None
+    base_set = formats_mod.load(base_path, format, scaling) if base_path is not None else None
     if current is None:
         current_set = _collect_for_check(cfg)  # type: ignore[arg-type]
     else:
-        current_set = formats_mod.load(current, format)
+        current_set = formats_mod.load(current, format, scaling)
     report = run_check(current_set, base_set, options)
     if markdown is not None:
         from .reporting.markdown import render_report  # jinja2: only for --markdown
