@@ -56,7 +56,8 @@ def parse(text: str, path: str, format: str | None = None) -> MeasurementSet:
 
 
 def load(path: str | Path, format: str | None = None, scaling: str | None = None) -> MeasurementSet:
-    """Read a measurement file of any registered format, or a folder of Score-P experiments.
+    """Read a measurement file of any registered format, an Extra-P experiment (``.extra-p``)
+    or a folder of Score-P experiments.
 
     ``scaling`` (weak, the default, or strong) says how a Score-P experiment's values per
     process become values per point; it applies to such folders only.
@@ -71,6 +72,8 @@ def load(path: str | Path, format: str | None = None, scaling: str | None = None
             f"--scaling applies to folders of Score-P experiments, and {path} is a file"
         )
     try:
+        if _is_zip(p):
+            return _load_experiment(p, format)
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise FormatError("no such file", str(path)) from None
@@ -81,6 +84,22 @@ def load(path: str | Path, format: str | None = None, scaling: str | None = None
     except OSError as exc:
         raise FormatError(exc.strerror or str(exc), str(path)) from None
     return parse(text, str(path), format)
+
+
+def _is_zip(path: Path) -> bool:
+    from .extrap_experiment import ZIP_MAGIC
+
+    with path.open("rb") as fh:
+        return fh.read(len(ZIP_MAGIC)) == ZIP_MAGIC
+
+
+def _load_experiment(path: Path, format: str | None) -> MeasurementSet:
+    """A zip archive: Extra-P's saved experiment (``.extra-p``)."""
+    from . import extrap_experiment
+
+    if format is not None:
+        raise UsageError(f"--format {format} reads text; {path} is an Extra-P experiment (zip)")
+    return extrap_experiment.load(path)
 
 
 def _load_directory(path: Path, format: str | None, scaling: str | None) -> MeasurementSet:
