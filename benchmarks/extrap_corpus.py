@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("data", type=Path, help="Extra-P's tests/data folder")
     parser.add_argument("--extrap-python", default=DEFAULT_EXTRAP)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/extrap_corpus_cache"))
-    parser.add_argument("--scaling", default="weak", choices=["weak", "strong"])
+    parser.add_argument("--scaling", default="weak", choices=["weak", "weak_threaded", "strong"])
     parser.add_argument("--json", type=Path, help="write every input's outcome here")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)

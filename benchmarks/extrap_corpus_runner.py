@@ -104,7 +104,7 @@ def main() -> int:
     parser.add_argument("kind")
     parser.add_argument("path")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--scaling", default="weak", choices=["weak", "strong"])
+    parser.add_argument("--scaling", default="weak", choices=["weak", "weak_threaded", "strong"])
     args = parser.parse_args()
     try:
         result = run(args.kind, args.path, args.scaling)

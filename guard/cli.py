@@ -55,8 +55,9 @@ app = typer.Typer(
 )
 _state: dict[str, bool] = {"debug": False}
 SCALING_HELP = (
-    "Score-P/CUBE folders: weak (every process's value is a repetition; default) or strong "
-    "(a profile's processes summed)."
+    "Score-P/CUBE folders: weak (every process's value is a repetition; default), "
+    "weak_threaded (the same without locations that recorded 0) or strong (a profile's "
+    "processes summed)."
 )
 
 

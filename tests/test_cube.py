@@ -116,6 +116,19 @@ def test_strong_scaling_sums_the_processes_of_each_profile(tmp_path: Path) -> No
         np.testing.assert_allclose(point.values, [total, total], rtol=1e-12)
 
 
+def test_weak_threaded_leaves_out_locations_that_recorded_zero(tmp_path: Path) -> None:
+    """As Extra-P's weak_threaded: threads that never ran a call path are not repetitions."""
+    for p in PROCESSES:
+        per_thread = [float(p), 0.0, float(p) * 1.01, 0.0]
+        values = {"time": {"main": per_thread}, "visits": {"main": [0, 0, 0, 0]}}
+        write_cubex(tmp_path / f"omp.t{p}.r1" / "profile.cubex", {"main": {}}, METRICS, values, 4)
+    weak = formats.load(tmp_path).kernel("main", "time").points[0].values
+    threaded = formats.load(tmp_path, scaling="weak_threaded")
+    assert weak == (2.0, 0.0, 2.02, 0.0)
+    assert threaded.kernel("main", "time").points[0].values == (2.0, 2.02)
+    assert threaded.kernel("main", "visits").points[0].values == (0.0,) * 4  # all 0: kept
+
+
 def test_inclusive_values_when_asked(tmp_path: Path) -> None:
     from guard.formats import cube
 

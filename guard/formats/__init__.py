@@ -59,11 +59,11 @@ def load(path: str | Path, format: str | None = None, scaling: str | None = None
     """Read a measurement file of any registered format, an Extra-P experiment (``.extra-p``)
     or a folder of Score-P experiments.
 
-    ``scaling`` (weak, the default, or strong) says how a Score-P experiment's values per
-    process become values per point; it applies to such folders only.
+    ``scaling`` (weak, the default, weak_threaded or strong) says how a Score-P
+    experiment's values per process become values per point; it applies to such folders.
     """
-    if scaling not in (None, "weak", "strong"):
-        raise UsageError(f"--scaling must be weak or strong, got {scaling!r}")
+    if scaling not in (None, "weak", "weak_threaded", "strong"):
+        raise UsageError(f"--scaling must be weak, weak_threaded or strong, got {scaling!r}")
     p = Path(path)
     if p.is_dir():
         return _load_directory(p, format, scaling)

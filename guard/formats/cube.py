@@ -17,8 +17,9 @@ Read as Extra-P's CUBE reader reads them (the facts below are its rules, the cod
 * Values are exclusive by default (an inclusive metric's children are subtracted) or all
   inclusive; a metric missing from a profile has no values there.
 * ``weak`` scaling keeps every process's (location's) value as a repetition, so the mean
-  is the mean per process; ``strong`` scaling sums the processes of a profile, one value
-  per profile.
+  is the mean per process; ``weak_threaded`` does the same without the locations whose
+  value is 0 (threads that did not run the call path), unless all are 0; ``strong``
+  scaling sums the processes of a profile, one value per profile.
 * A call path that is not measured at every point joins its nearest ancestor that is:
   exclusive values are added to the ancestor's (the time spent there is the ancestor's own
   time at that point); with inclusive values it is dropped, the ancestor already holds it.
@@ -40,7 +41,7 @@ from ._common import build_set
 
 __all__ = ["SCALINGS", "PROFILES", "folder_parameters", "is_experiment_directory", "load"]
 
-SCALINGS = ("weak", "strong")
+SCALINGS = ("weak", "weak_threaded", "strong")
 PROFILES = "*/[!.]*.cubex"
 INSTALL_HINT = "reading Score-P/CUBE experiments needs pycubexr: pip install 'perfguard[cube]'"
 
@@ -80,7 +81,7 @@ def folder_parameters(folder: str) -> list[tuple[str, float]]:
 def load(path: Path, scaling: str = "weak", inclusive: bool = False) -> MeasurementSet:
     """Read a folder of Score-P experiment folders into one measurement set."""
     if scaling not in SCALINGS:
-        raise FormatError(f"unknown scaling {scaling!r}; choose weak or strong", str(path))
+        raise FormatError(f"unknown scaling {scaling!r}; choose {', '.join(SCALINGS)}", str(path))
     profiles = sorted(p for p in path.glob(PROFILES) if p.is_file())
     if not profiles:
         raise FormatError(
@@ -187,6 +188,8 @@ class _Reader:
             self.units[key] = unit
             if self.scaling == "strong":
                 out.setdefault(key, []).append(np.array([per_process.sum()]))
+            elif self.scaling == "weak_threaded" and per_process.any():
+                out.setdefault(key, []).append(per_process[per_process != 0])
             else:
                 out.setdefault(key, []).append(per_process)
 
