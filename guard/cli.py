@@ -41,6 +41,11 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain help: fast to start, and what a CI log shows anyway
 )
 _state: dict[str, bool] = {"debug": False}
+SCALING_HELP = (
+    "Score-P/CUBE folders: weak (every process's value is a repetition; default), "
+    "weak_threaded (the same without locations that recorded 0) or strong (a profile's "
+    "processes summed)."
+)
 
 
 def _version(value: bool) -> None:
@@ -80,8 +85,12 @@ def model_cmd(
     ),
     level: float = typer.Option(0.9, "--level", help="Coverage of the prediction interval."),
     as_json: bool = typer.Option(False, "--json", help="Print perfguard/models@1 JSON."),
+    scaling: str | None = typer.Option(None, "--scaling", help=SCALING_HELP, show_default=False),
 ) -> None:
-    """Fit a PMNF model to every kernel and metric and print them."""
+    """Fit a PMNF model to every kernel and metric and print them.
+
+    An input may be a folder of Score-P experiment folders (app.p64n1000.r1/profile.cubex).
+    """
     from .modeling import get_modeler, model_measurements
     from .reporting.jsonl import dump_document
 
@@ -93,7 +102,7 @@ def model_cmd(
     results = []
     label: str | None = None
     for path in inputs:
-        mset = _load(path, format)
+        mset = _load(path, format, scaling)
         if name is not None and mset.parameters != (name,):
             raise UsageError(
                 f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"
@@ -110,11 +119,11 @@ def model_cmd(
         _print_advice(results)
 
 
-def _load(path: Path, format: str | None = None) -> MeasurementSet:
+def _load(path: Path, format: str | None = None, scaling: str | None = None) -> MeasurementSet:
     """A measurement file in any registered format (the registry loads on first use)."""
     from .formats import load
 
-    return load(path, format)
+    return load(path, format, scaling)
 
 
 def _check_format(format: str | None) -> None:
@@ -235,6 +244,7 @@ def check_cmd(
     markdown: Path | None = typer.Option(
         None, "--markdown", help="Also write a markdown report to this file.", show_default=False
     ),
+    scaling: str | None = typer.Option(None, "--scaling", help=SCALING_HELP, show_default=False),
 ) -> None:
     """Verdicts: pass, fail or inconclusive against declared bounds and the baseline.
 
@@ -265,11 +275,11 @@ def check_cmd(
     )
     parse_rules(options)  # a malformed expectation fails before any file is read
     base_path = baseline or (cfg.check.baseline if cfg is not None else None)
-    base_set = _load(base_path, format) if base_path is not None else None
+    base_set = _load(base_path, format, scaling) if base_path is not None else None
     if current is None:
         current_set = _collect_for_check(cfg)  # type: ignore[arg-type]
     else:
-        current_set = _load(current, format)
+        current_set = _load(current, format, scaling)
     report = run_check(current_set, base_set, options)
     if markdown is not None:
         from .reporting.markdown import render_report  # jinja2: only for --markdown

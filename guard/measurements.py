@@ -2,7 +2,7 @@
 
 Objects are validated once on construction and never mutated afterwards, so the
 same set can be shared by modelers, checkers and reporters (pyperf's ``Run``).
-Values are kept as given, including NaN or non-positive ones: deciding whether a
+Values are kept as given, including NaN or negative ones: deciding whether a
 kernel can be modelled is the modeler's job, which reports and skips bad kernels
 instead of refusing a whole file.
 """
@@ -252,13 +252,14 @@ def kernel_problems(kernel: Kernel, min_points: int = 5) -> list[str]:
 
 
 def _bad_values(points: Iterable[Point]) -> str:
+    """NaN, infinite or negative values; zeros are data (a count such as visits or bytes)."""
     points = tuple(points)
     every = np.fromiter(itertools.chain.from_iterable(p.values for p in points), dtype=float)
-    if bool((every > 0).all()) and bool(np.isfinite(every).all()):
+    if bool((every >= 0).all()) and bool(np.isfinite(every).all()):
         return ""  # the common case, one pass over the kernel's values
     for point in points:
         v = np.asarray(point.values, dtype=float)
-        bad = np.flatnonzero(~(v > 0) | np.isinf(v))  # NaN fails v > 0
+        bad = np.flatnonzero(~(v >= 0) | np.isinf(v))  # NaN fails v >= 0
         if bad.size == 0:
             continue
         first = float(v[bad[0]])
@@ -266,7 +267,7 @@ def _bad_values(points: Iterable[Point]) -> str:
             return f"NaN value at {_fmt_at(point.at)}"
         if math.isinf(first):
             return f"infinite value at {_fmt_at(point.at)}"
-        return f"non-positive value {first:g} at {_fmt_at(point.at)}"
+        return f"negative value {first:g} at {_fmt_at(point.at)}"
     return ""
 
 

@@ -290,10 +290,10 @@ def _details(verdict: Verdict) -> str:
 
 def _error_hint(kernel: Kernel) -> str:
     values = [v for p in kernel.points for v in p.values]
-    if all(math.isfinite(v) and v > 0 for v in values):
+    if all(math.isfinite(v) and v >= 0 for v in values):
         return ""
     if kernel.metric == "custom":
-        return "; with metric='custom' the timed callable must return positive numbers"
+        return "; with metric='custom' the timed callable must return non-negative numbers"
     if kernel.metric == "memory":
         return "; the callable allocated nothing at some size: use larger sizes or metric='time'"
     return ""

@@ -45,6 +45,8 @@ EXPECTED: dict[str, tuple[str, MeasurementSet]] = {
                     ((1000,), (1e-5, 1.1e-5)),
                     ((2000,), (1.2e-5, 1.1e-5)),
                     ((4000,), (1.3e-5, 1.2e-5)),
+                    ((8000,), (1.2e-5, 1.3e-5)),
+                    ((16000,), (1.4e-5, 1.3e-5)),
                 ),
                 kernel("main->sort", "bytes", *(((n,), (8 * n, 8 * n)) for n, _ in SORT_TIME)),
             ),
@@ -112,7 +114,7 @@ EXPECTED: dict[str, tuple[str, MeasurementSet]] = {
             ("procs", "size"),
             (
                 kernel("main;solve", "time", ((4, 64), (2.5, 2.75)), ((8, 64), (1.5,))),
-                kernel("main", "energy", ((4, 64), (120,))),
+                kernel("main", "energy", ((4, 64), (120,)), ((8, 64), (200,))),
             ),
         ),
     ),
@@ -188,9 +190,24 @@ def parse_text(text: str) -> MeasurementSet:
     return formats.parse(text, "mem.txt", "extrap-text")
 
 
-def test_text_fewer_data_lines_keep_only_their_points() -> None:
-    mset = parse_text("PARAMETER n\nPOINTS 1 2 4\nREGION r\nDATA 1\nDATA 2\n")
-    assert [p.at for p in mset.kernel("r", "time").points] == [(1.0,), (2.0,)]
+def test_text_fewer_data_lines_than_points_are_refused_as_extrap_does() -> None:
+    """Extra-P's experiment_MP_neg1.txt: a block one DATA line short is an invalid file."""
+    text = "PARAMETER n\nPOINTS 1 2 4\nREGION a\nDATA 1\nDATA 2\nDATA 3\nREGION r\nDATA 1\nDATA 2\n"
+    with pytest.raises(FormatError, match=r"mem\.txt:8: region 'r' metric 'time' has 2 DATA"):
+        parse_text(text)
+
+
+def test_talpas_kernel_missing_a_point_is_refused_as_extrap_does() -> None:
+    """Extra-P's talpas_10_neg.txt: a kernel without values at a point the others have."""
+    lines = [
+        '{"parameters":{"x":1};"metric":"time";"callpath":"c";"value":1}',
+        '{"parameters":{"x":2};"metric":"time";"callpath":"c";"value":2}',
+        '{"parameters":{"x":1};"metric":"flops";"callpath":"c";"value":1}',
+    ]
+    with pytest.raises(
+        FormatError, match=r"t\.txt:3: kernel 'c' metric 'flops' has no values at \(2\)"
+    ):
+        formats.parse("\n".join(lines), "t.txt", "talpas")
 
 
 def test_text_defaults_and_special_values() -> None:

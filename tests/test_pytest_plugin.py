@@ -118,11 +118,17 @@ def test_noisy(n):
 
 
 def test_unmodellable_values_error_with_advice(pytester):
-    result = run(pytester, custom("0", "<= n"))
+    result = run(pytester, custom("-1", "<= n"))
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["*cannot judge the scaling of test_kernel*non-positive value 0*must return positive*"]
+        ["*cannot judge the scaling of test_kernel*negative value -1*must return non-negative*"]
     )
+
+
+def test_a_count_of_zero_is_data(pytester):
+    """An operation count that is 0 at every size is the constant 0: within <= n."""
+    result = run(pytester, custom("0", "<= n"))
+    result.assert_outcomes(passed=1)
 
 
 def test_memory_metric_records_peak_bytes(pytester):

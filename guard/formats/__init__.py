@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import FormatError
+from ..errors import FormatError, UsageError
 from ..measurements import MeasurementSet
 
 __all__ = ["Importer", "register", "names", "detect", "parse", "load"]
@@ -55,10 +55,25 @@ def parse(text: str, path: str, format: str | None = None) -> MeasurementSet:
     return _REGISTRY[name].parse(text, path)
 
 
-def load(path: str | Path, format: str | None = None) -> MeasurementSet:
-    """Read a measurement file of any registered format."""
+def load(path: str | Path, format: str | None = None, scaling: str | None = None) -> MeasurementSet:
+    """Read a measurement file of any registered format, an Extra-P experiment (``.extra-p``)
+    or a folder of Score-P experiments.
+
+    ``scaling`` (weak, the default, weak_threaded or strong) says how a Score-P
+    experiment's values per process become values per point; it applies to such folders.
+    """
+    if scaling not in (None, "weak", "weak_threaded", "strong"):
+        raise UsageError(f"--scaling must be weak, weak_threaded or strong, got {scaling!r}")
     p = Path(path)
+    if p.is_dir():
+        return _load_directory(p, format, scaling)
+    if scaling is not None:
+        raise UsageError(
+            f"--scaling applies to folders of Score-P experiments, and {path} is a file"
+        )
     try:
+        if _is_zip(p):
+            return _load_experiment(p, format)
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise FormatError("no such file", str(path)) from None
@@ -69,6 +84,38 @@ def load(path: str | Path, format: str | None = None) -> MeasurementSet:
     except OSError as exc:
         raise FormatError(exc.strerror or str(exc), str(path)) from None
     return parse(text, str(path), format)
+
+
+def _is_zip(path: Path) -> bool:
+    from .extrap_experiment import ZIP_MAGIC
+
+    with path.open("rb") as fh:
+        return fh.read(len(ZIP_MAGIC)) == ZIP_MAGIC
+
+
+def _load_experiment(path: Path, format: str | None) -> MeasurementSet:
+    """A zip archive: Extra-P's saved experiment (``.extra-p``)."""
+    from . import extrap_experiment
+
+    if format is not None:
+        raise UsageError(f"--format {format} reads text; {path} is an Extra-P experiment (zip)")
+    return extrap_experiment.load(path)
+
+
+def _load_directory(path: Path, format: str | None, scaling: str | None) -> MeasurementSet:
+    from . import cube
+
+    if not cube.is_experiment_directory(path):
+        raise FormatError(
+            "is a directory, expected a measurement file or a folder of Score-P experiment "
+            f"folders ({cube.PROFILES})",
+            str(path),
+        )
+    if format is not None:
+        raise UsageError(
+            f"--format {format} reads files; {path} is a folder of Score-P experiments"
+        )
+    return cube.load(path, scaling or "weak")
 
 
 def _register_builtin() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import FormatError
@@ -20,6 +21,7 @@ __all__ = [
     "json_number",
     "json_values",
     "plain_numbers",
+    "require_every_point",
     "top_level_keys",
 ]
 
@@ -127,3 +129,33 @@ def build_set(parameters: list[str], kernels: tuple[Kernel, ...], path: str) -> 
         return MeasurementSet(tuple(parameters), kernels)
     except ValueError as exc:
         raise FormatError(str(exc), path) from None
+
+
+def require_every_point(
+    kernels: tuple[Kernel, ...], path: str, lines: Mapping[tuple[str, str], int] | None = None
+) -> None:
+    """Extra-P's rule for its own formats: every kernel has values at every point of the file.
+
+    Extra-P refuses a file that breaks it (its tests' ``talpas_10_neg.txt``); a kernel that
+    lacks a point the others have is more often a cut or mangled file than a design.
+    ``lines`` gives the line where each kernel first appears, for the error.
+    """
+    every = list(dict.fromkeys(p.at for k in kernels for p in k.points))
+    for kernel in kernels:
+        have = {p.at for p in kernel.points}
+        missing = [at for at in every if at not in have]
+        if missing:
+            shown = ", ".join(format_point(at) for at in missing[:3])
+            more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+            raise FormatError(
+                f"kernel {kernel.name!r} metric {kernel.metric!r} has no values at {shown}"
+                f"{more}; every kernel needs values at each of the file's {len(every)} points "
+                "(Extra-P refuses such a file too)",
+                path,
+                None if lines is None else lines.get(kernel.key),
+            )
+
+
+def format_point(at: tuple[float, ...]) -> str:
+    """``(4, 16)`` for a point, integers without ``.0``."""
+    return "(" + ", ".join(str(int(a)) if a.is_integer() else repr(a) for a in at) + ")"

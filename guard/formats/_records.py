@@ -22,6 +22,7 @@ from ._common import (
     build_set,
     json_number,
     json_values,
+    require_every_point,
 )
 
 __all__ = ["parse_records"]
@@ -30,12 +31,14 @@ __all__ = ["parse_records"]
 class _Records:
     """Accumulates records line by line."""
 
-    def __init__(self, path: str, params_key: str):
+    def __init__(self, path: str, params_key: str, every_point: bool):
         self.path = path
         self.params_key = params_key
+        self.every_point = every_point
         self.parameters: list[str] | None = None
         self.first_line = 0
         self.table = KernelTable()
+        self.kernel_lines: dict[tuple[str, str], int] = {}
 
     def add(self, line: int, record: Any) -> None:
         if not isinstance(record, dict):
@@ -47,6 +50,7 @@ class _Records:
         metric = self.name(line, record, "metric", DEFAULT_METRIC)
         if "value" not in record:
             raise FormatError('missing "value" (a number or a list of numbers)', self.path, line)
+        self.kernel_lines.setdefault((callpath, metric), line)
         self.table.add(
             (callpath, metric), at, json_values(record["value"], "value", self.path, line)
         )
@@ -82,14 +86,24 @@ class _Records:
     def result(self) -> MeasurementSet:
         if self.parameters is None:
             raise FormatError("no records; expected one JSON object per line", self.path)
-        return build_set(self.parameters, self.table.kernels(), self.path)
+        kernels = self.table.kernels()
+        if self.every_point:
+            require_every_point(kernels, self.path, self.kernel_lines)
+        return build_set(self.parameters, kernels, self.path)
 
 
 def parse_records(
-    text: str, path: str, params_key: str, decode: Callable[[str], Any] = json.loads
+    text: str,
+    path: str,
+    params_key: str,
+    decode: Callable[[str], Any] = json.loads,
+    every_point: bool = False,
 ) -> MeasurementSet:
-    """Parse one JSON record per line; ``decode`` may rewrite a dialect before decoding."""
-    records = _Records(path, params_key)
+    """Parse one JSON record per line; ``decode`` may rewrite a dialect before decoding.
+
+    ``every_point`` refuses a kernel without values at a point other kernels have.
+    """
+    records = _Records(path, params_key, every_point)
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue

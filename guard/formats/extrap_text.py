@@ -7,8 +7,9 @@ Reading rules, beyond Extra-P's own:
 * ``POINTS`` lines accumulate. With one parameter, points are bare numbers or ``( 4 )``
   groups; with several, every point is a parenthesised group ``( 4 16 )``.
 * ``METRIC`` and ``REGION`` each start a new block; the block's ``DATA`` lines map, in
-  order, onto the declared points. A block may stop early (the kernel keeps only the
-  points it has), but may not run past the last point.
+  order, onto the declared points, one line per point: a block with fewer lines is
+  refused, as Extra-P refuses it (a missing line would put every later value on the wrong
+  point), and so is one running past the last point.
 * Without a ``METRIC`` line the metric is ``time``; without ``REGION`` the call path is
   ``<root>``. A kernel exists once it has a ``DATA`` line, and its DATA lines must sit in
   one block.
@@ -154,6 +155,15 @@ class _Reader:
             raise FormatError(
                 "no PARAMETER line; start the file with e.g. 'PARAMETER n'", self.path
             )
+        for (region, metric), points in self.kernels.items():
+            if len(points) < len(self.points):
+                raise FormatError(
+                    f"region {region!r} metric {metric!r} has {len(points)} DATA lines for "
+                    f"{len(self.points)} POINTS; give one DATA line per point (a missing "
+                    "line would put every value after it on the wrong point)",
+                    self.path,
+                    self.first_data[(region, metric)],
+                )
         kernels = tuple(
             Kernel(name, metric, tuple(pts)) for (name, metric), pts in self.kernels.items()
         )

@@ -2,7 +2,9 @@
 
 Keys are separated by semicolons; commas are accepted too. Only semicolons outside
 strings are separators, so call paths such as ``"a;b"`` survive (Extra-P replaces every
-semicolon). Otherwise the rules of the JSON Lines format apply.
+semicolon). Otherwise the rules of the JSON Lines format apply, and one of Extra-P's:
+every kernel needs values at every point of the file (Extra-P's tests call a file that
+breaks it, ``talpas_10_neg.txt``, invalid).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def _decode(line: str) -> Any:
 
 
 def _parse(text: str, path: str) -> MeasurementSet:
-    return parse_records(text, path, "parameters", _decode)
+    return parse_records(text, path, "parameters", _decode, every_point=True)
 
 
 register(Importer("talpas", _sniff, _parse))

@@ -35,6 +35,7 @@ from .pmnf import Deferred, Factor, Model, Term, fraction_text
 from .refining import RefiningModeler
 from .result import Fitted, evaluate_fits
 from .segments import Segmentation, detect_segments
+from .zeros import shift_back, with_zeros
 
 MIN_SEGMENT_POINTS = 6  # two sides of three points: fewer cannot show a change of growth
 SEGMENT_MISFIT = 4.0
@@ -134,7 +135,27 @@ def analyze(
     level: float = 0.9,
     settings: EvidenceSettings | None = None,
 ) -> list[KernelAnalysis]:
-    """The one analysis of every kernel of ``mset``, in its order."""
+    """The one analysis of every kernel of ``mset``, in its order.
+
+    Kernels with zero values are analysed raised by an offset and shifted back (zeros.py).
+    """
+    return with_zeros(
+        mset, lambda s: _analyze(s, modeler, predict_at, level, settings), _shifted_back
+    )
+
+
+def _shifted_back(a: KernelAnalysis, kernel: Kernel, offset: float) -> KernelAnalysis:
+    model = None if a.model is None else shift_back(a.model, kernel, offset)
+    return dataclasses.replace(a, kernel=kernel, model=model)
+
+
+def _analyze(
+    mset: MeasurementSet,
+    modeler: str | Modeler,
+    predict_at: float | None,
+    level: float,
+    settings: EvidenceSettings | None,
+) -> list[KernelAnalysis]:
     impl = get_modeler(modeler) if isinstance(modeler, str) else modeler
     params = tuple(mset.parameters)
     problems = {k.key: tuple(kernel_problems(k)) for k in mset.kernels}

@@ -96,6 +96,12 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]]) -> list[str]:
                     "over the whole range misleads: model each side separately or measure "
                     "past the change"
                 )
+            zeros = m.extra("zero_values")
+            if zeros is not None and (m.terms or m.constant != 0):  # not a kernel of zeros
+                out.append(
+                    f"[yellow]note[/] {escape(m.kernel)} {escape(m.metric)}: "
+                    + escape(zeros["note"])
+                )
             drift = m.extra("drift")
             if drift is not None:
                 ((name, at),) = drift["at"].items()
