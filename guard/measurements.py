@@ -227,7 +227,7 @@ def _kernel_json(kernel: Kernel, parameters: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def kernel_problems(kernel: Kernel, min_points: int = 5) -> list[str]:
+def kernel_problems(kernel: Kernel, min_points: int = 3) -> list[str]:
     """Reasons this kernel cannot be modelled, as sentences; empty when it can."""
     problems: list[str] = []
     coords = [p.at for p in kernel.points]

@@ -210,7 +210,8 @@ def _check_expectation(spec: ScalingSpec) -> None:
 def _check_enough_points(spec: ScalingSpec) -> None:
     """Refuse too few sizes before anything is measured (the modeler's own rule)."""
     placeholder = tuple(Point(at, (1.0,)) for at in spec.points())
-    problems = kernel_problems(Kernel("sizes", spec.metric, placeholder))
+    # a gate measures what it can decide on: five sizes, as perfguard run asks
+    problems = kernel_problems(Kernel("sizes", spec.metric, placeholder), min_points=5)
     if problems:
         names = ", ".join(spec.parameters)
         raise UsageError(

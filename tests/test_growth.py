@@ -9,6 +9,7 @@ import pytest
 
 from guard.checking.check import CheckOptions, ExpectationRule, check
 from guard.measurements import Kernel, MeasurementSet, Point
+from guard.modeling.evidence import CLASSES
 from guard.modeling.growth import beyond_polynomial
 
 LINEAR = np.arange(10, 21, dtype=float)  # a backtracking regex is measured at n, n+1, ...
@@ -70,6 +71,8 @@ def test_both_runs_exponential_is_no_class_change():
     [
         (LINEAR, 1e-6 * LINEAR**3),
         (LINEAR, 1e-9 * LINEAR**3 * np.log2(LINEAR) ** 2),
+        (LINEAR, 1e-9 * LINEAR**5),
+        (DOUBLING, 1e-20 * DOUBLING**5),
         (DOUBLING, 1e-12 * DOUBLING**3),
         # a cache level left at the top size: one step x8 on top of n
         (DOUBLING, 1e-9 * DOUBLING * np.where(DOUBLING > 16000, 8.0, 1.0)),
@@ -78,10 +81,12 @@ def test_both_runs_exponential_is_no_class_change():
 def test_polynomials_and_one_steep_step_are_not_exponential_like(sizes, curve):
     rng = np.random.default_rng(7)
     y = curve[None, :] * (1 + 0.05 * rng.standard_normal((200, len(sizes))))
-    beyond = beyond_polynomial(sizes, y, np.full((200, 1), 0.05))
+    beyond = beyond_polynomial(sizes, y, np.full((200, 1), 0.05), CLASSES)
     assert (beyond.probability < 0.99).all()
 
 
 def test_beyond_needs_enough_sizes():
-    beyond = beyond_polynomial(LINEAR[:3], np.array([[1.0, 10.0, 100.0]]), np.full((1, 1), 0.01))
+    beyond = beyond_polynomial(
+        LINEAR[:3], np.array([[1.0, 10.0, 100.0]]), np.full((1, 1), 0.01), CLASSES
+    )
     assert beyond.probability.tolist() == [0.0]

@@ -182,18 +182,27 @@ def test_constant_everywhere_is_a_constant_model() -> None:
     assert model.terms == () and model.constant == pytest.approx(7.0, rel=0.02)
 
 
-def test_missing_line_gives_the_reason() -> None:
+def test_a_line_of_four_points_is_modelled() -> None:
     points = [p for p in grid(("x", "y")) if p[1] != 160]  # only four values of y
+    (model,) = model_multi_parameter(
+        [make_kernel(lambda x, y: 1 + x * y, points)], ("x", "y"), MODELER
+    )
+    assert isinstance(model, Model) and "x·y" in model.formula()
+
+
+def test_missing_line_gives_the_reason() -> None:
+    ys = sorted({p[1] for p in grid(("x", "y"))})
+    points = [p for p in grid(("x", "y")) if p[1] in ys[:2]]  # only two values of y
     (reasons,) = model_multi_parameter(
         [make_kernel(lambda x, y: 1 + x * y, points)], ("x", "y"), MODELER
     )
     assert reasons == (
-        "no line of 5 points varying only y with the others fixed (at most 4, at x=4); "
+        "no line of 3 points varying only y with the others fixed (at most 2, at x=4); "
         "measure 1 more value(s) of y there",
     )
 
 
-def test_lines_without_an_extra_point_cannot_tell_sum_from_product() -> None:
+def test_a_cross_without_an_extra_point_is_modelled_with_its_assumption_named() -> None:
     lines_only = [p for p in minimal(("x", "y")) if p != (64, 160)]
     both, only_x = model_multi_parameter(
         [
@@ -203,9 +212,14 @@ def test_lines_without_an_extra_point_cannot_tell_sum_from_product() -> None:
         ("x", "y"),
         MODELER,
     )
-    assert isinstance(both, tuple) and len(both) == 1
-    assert "additive and multiplicative" in both[0] and "(64, 160)" in both[0]
+    assert isinstance(both, Model)
+    note = both.extra("combination")["note"]
+    assert "additive and multiplicative" in note and "(64, 160)" in note
+    # on the lines themselves the model is right, whichever combination it took
+    for x, y in lines_only:
+        assert float(both.evaluate({"x": x, "y": y})) == pytest.approx(1 + x + y, rel=0.05)
     assert structure(only_x) == expect({"x": (2, 0)})
+    assert only_x.extra("combination") is None
 
 
 def test_unusable_kernels_report_their_problems() -> None:

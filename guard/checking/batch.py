@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..modeling.analysis import MIN_LINE_POINTS, LineEvidence
+from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import Evidence, EvidenceSettings, class_evidence
 from .evidence import ClassView, compare_runs, probability_outside
 
@@ -62,7 +62,7 @@ def held_out_bounds(lines: Sequence[LineEvidence], admitted: np.ndarray) -> list
     for members in _by_group(lines).values():
         first = lines[members[0]]
         rows = [lines[i].row for i in members]
-        if len(first.group.x) <= MIN_LINE_POINTS:
+        if len(first.group.x) < DECIDING_POINTS:
             for i in members:
                 out[i] = HeldOut(1.0, math.nan)
             continue
@@ -114,7 +114,7 @@ def _held_out_pairs(
     for members in groups.values():
         cand, base = pairs[members[0]]
         shared = np.intersect1d(cand.group.x, base.group.x)
-        if min(len(cand.group.x), len(base.group.x)) <= MIN_LINE_POINTS or not len(shared):
+        if min(len(cand.group.x), len(base.group.x)) < DECIDING_POINTS or not len(shared):
             continue
         c_rows = cand.group.rows([pairs[i][0].row for i in members])
         b_rows = base.group.rows([pairs[i][1].row for i in members])

@@ -25,7 +25,7 @@ from .. import numbers
 from ..errors import UsageError
 from ..measurements import MeasurementSet
 from ..modeling import KernelAnalysis, analyze
-from ..modeling.analysis import LineEvidence
+from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import SPACE, Evidence, EvidenceSettings
 from ..modeling.pmnf import Model
 from .batch import Comparison, HeldOut, bound_probabilities, compare_pairs, held_out_bounds
@@ -316,6 +316,12 @@ class _Judge:
         base = before.model if before is not None else None
         base_lines = _paired(lines, before)
         findings = _Findings(self.opts.confidence, self.opts.suggestive)
+        sizes = [len(le.group.x) for le in lines + [b for _, b in base_lines]]
+        if sizes and min(sizes) < DECIDING_POINTS:
+            findings.weak = (
+                f"only {min(sizes)} sizes: too few to fail on; measure at least "
+                f"{DECIDING_POINTS} to decide"
+            )
         probabilities: dict[str, float] = {}
         fast = _fastest(lines)
         for kind, bound in self.bounds_for(kernel.name):
@@ -603,7 +609,7 @@ class _Fast:
     def describe(self) -> str:
         lo, hi = (numbers.at(self.parameter, x) for x in self.step)
         return (
-            f"grows faster than any n^k at its top sizes: {numbers.factor(self.factor)} from "
+            f"grows faster than any class at its top sizes: {numbers.factor(self.factor)} from "
             f"{lo} to {hi} (exponential-like, {_percent(self.probability)} sure)"
         )
 
@@ -633,6 +639,9 @@ def _target_point(
     return {p: float(target.get(p, largest.get(p, 1.0))) for p in model.parameters}
 
 
+_CLASS_KINDS = ("expectation", "max_class", "regression")
+
+
 class _Findings:
     """Collects reasons and what they mean for the verdict."""
 
@@ -640,9 +649,12 @@ class _Findings:
         self.confidence, self.suggestive = confidence, suggestive
         self.reasons: list[Reason] = []
         self.failed = self.undecided = self.violates = self.regression = False
+        self.weak: str | None = None  # why class findings cannot fail (too few sizes)
 
     def add(self, kind: str, p: float, message: str) -> None:
-        if p >= self.confidence:
+        if p >= self.confidence and self.weak and kind in _CLASS_KINDS:
+            self.undecide(Reason(kind, f"{message} ({self.weak})"))
+        elif p >= self.confidence:
             self.failed = True
             self.violates |= kind in ("expectation", "max_class")
             self.regression |= kind == "regression"

@@ -34,9 +34,17 @@ from .evidence import (
 from .lines import Line, kernel_line
 from .result import Fitted
 
-__all__ = ["LineEvidence", "MIN_LINE_POINTS", "fits_of", "line_evidence", "kernel_lines"]
+__all__ = [
+    "DECIDING_POINTS",
+    "LineEvidence",
+    "MIN_LINE_POINTS",
+    "fits_of",
+    "line_evidence",
+    "kernel_lines",
+]
 
-MIN_LINE_POINTS = 4
+MIN_LINE_POINTS = 3  # a line this short is modelled, with the classes its points can tell apart
+DECIDING_POINTS = 5  # ... but the gate decides (fails) only on lines of this many sizes
 
 
 @dataclass(frozen=True)

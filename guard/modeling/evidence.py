@@ -160,6 +160,9 @@ _S_BETA = np.array([float(b) for _, b in SPACE.singles])
 _P_LO = np.array([SPACE.singles.index(lo) for lo, _ in SPACE.pairs])
 _P_HI = np.array([SPACE.singles.index(hi) for _, hi in SPACE.pairs])
 # the hypothesis that is each class: the constant, then the single term of that order
+_TOP_ALPHA = np.array([float(CLASSES[c][0]) for c in _LEAD])  # (H,) each hypothesis's class
+_FEW_POINTS = 5  # lines shorter than this get the classes up to _FEW_POINTS_MAX_ALPHA only
+_FEW_POINTS_MAX_ALPHA = 3.0
 _CLASS_BASE = np.array([0] + [1 + SPACE.singles.index(c) for c in CLASSES[1:]])
 _CLASS_COST = np.array([0.0] + [term_cost(a, b) for a, b in CLASSES[1:]])
 
@@ -267,7 +270,8 @@ class Evidence:
         reps = np.maximum(self.repetitions, 1)
         repeated = np.sqrt(noise**2 / reps + (s.drift_prior * noise) ** 2 + s.floor**2)
         sigma = np.where(known, repeated, _UNREPEATED_ERROR)
-        return beyond_polynomial(self.x, self.y, sigma[:, None] * np.sqrt(self.variance))
+        error = sigma[:, None] * np.sqrt(self.variance)
+        return beyond_polynomial(self.x, self.y, error, CLASSES)
 
     def terms(self, k: int, h: int) -> tuple[tuple[float, Fraction, Fraction], ...]:
         """(coefficient, alpha, beta) of hypothesis h's terms for kernel k, lowest first."""
@@ -391,6 +395,10 @@ def class_evidence(
     coef[:, 1 : 1 + _N_SINGLE, 1] = c1
     coef[:, 1 + _N_SINGLE :, :] = pair_coef
     log_weight, prior = _log_weight(rss, sigma2, nu, p, s)
+    if p < _FEW_POINTS:
+        # Three or four sizes cannot tell n^4 from a step at the top size; n^3 is where
+        # Extra-P's own search ends, and where a short line's classes end here.
+        log_weight[:, _TOP_ALPHA > _FEW_POINTS_MAX_ALPHA] = -np.inf
     log_weight[:, 1 : 1 + _N_SINGLE] = np.where(visible, log_weight[:, 1 : 1 + _N_SINGLE], -np.inf)
     log_weight[:, 0] = np.where(np.isfinite(log_weight[:, 0]), log_weight[:, 0], -1e300)
     return Evidence(

@@ -1,6 +1,6 @@
 """Growth beyond the model space: kernels whose top sizes grow faster than any PMNF class.
 
-PMNF's fastest class here is n^3 log^2 n; a kernel that multiplies its time at every step
+PMNF's fastest classes here are n^5 and n^3 log^2 n; a kernel that multiplies its time at every step
 (a regular expression backtracking exponentially, a recursion without memoisation) fits no
 class, and the least bad fit can read as anything, O(1) included.  Such growth shows in the
 local exponent of the last steps, d log y / d log x, which for any polynomial class stays at
@@ -15,12 +15,11 @@ at the top size) is not enough.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-MAX_ALPHA = 3.0  # the fastest class's exponent (n^3 log^2 n)
-MAX_BETA = 2.0
 MARGIN = 1.0  # steeper than the fastest class by at least one power of x
 STEPS = 2  # the last steps that must all be that steep
 DECISIVE = 0.99  # a model reads exponential-like from here (the gate's default confidence)
@@ -37,9 +36,12 @@ class Beyond:
     step_to: np.ndarray
 
 
-def beyond_polynomial(x: np.ndarray, y: np.ndarray, error: np.ndarray) -> Beyond:
+def beyond_polynomial(
+    x: np.ndarray, y: np.ndarray, error: np.ndarray, classes: Sequence[tuple[object, object]]
+) -> Beyond:
     """How sure it is that each kernel (rows of y (K, P) at sizes x (P,)) grows faster than
-    any PMNF class at its top sizes; ``error`` (K, P) is each point's relative error."""
+    any of ``classes`` ((exponent, log exponent) pairs) at its top sizes; ``error`` (K, P) is
+    each point's relative error."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     k, p = y.shape
@@ -53,7 +55,10 @@ def beyond_polynomial(x: np.ndarray, y: np.ndarray, error: np.ndarray) -> Beyond
         steps = np.diff(np.log(y), axis=1)  # (K, P-1)
         span = np.diff(np.log(x))  # (P-1,)
         slope = steps / span
-        fastest = MAX_ALPHA + MAX_BETA / np.log(np.maximum(x[:-1], math.e))
+        alpha = np.array([float(a) for a, _ in classes])[:, None]
+        beta = np.array([float(b) for _, b in classes])[:, None]
+        # a class's local exponent at x is alpha + beta / ln x: the fastest at each step
+        fastest = (alpha + beta / np.log(np.maximum(x[:-1], math.e))[None, :]).max(axis=0)
         err = np.hypot(error[:, 1:], error[:, :-1]) / span[None, :]
         z = (slope - fastest - MARGIN) / err
     worst = np.min(z[:, -STEPS:], axis=1)

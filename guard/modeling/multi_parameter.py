@@ -57,6 +57,7 @@ hypothesis with the smallest cross-validated SMAPE wins.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import statistics
@@ -89,7 +90,7 @@ __all__ = [
     "model_multi_parameter",
 ]
 
-MIN_LINE_POINTS = 5
+MIN_LINE_POINTS = 3  # lines of 3-4 points are modelled too (wider; the gate does not fail on them)
 # Nested hypotheses (x·y versus x + x·y) tie up to noise; a larger one must beat a
 # simpler one by more than this to be chosen. Non-nested wrong forms miss far points
 # by tens of percent at low noise, so the margin costs no accuracy there. Simulated
@@ -159,11 +160,12 @@ def model_multi_parameter(
     variants = LINE_VARIANTS if lines == "candidates" else (lines,)
     shapes = _line_shapes(prepared, len(parameters), modeler, variants)
     todo: list[int] = []
+    crosses: dict[int, str] = {}  # kernels whose combination the data cannot tell
     for i, item in prepared.items():
         active = tuple(p for p, s in enumerate(shapes[i]) if s)
         if len(active) >= 2 and not item.off_line:
-            out[i] = (_off_line_reason(item, active, parameters),)
-        elif not active:
+            crosses[i] = _cross_note(item, active, parameters)
+        if not active:
             out[i] = _constant_model(item, parameters)
         else:
             todo.append(i)
@@ -171,7 +173,10 @@ def model_multi_parameter(
     if lines == "candidates":
         fits.update(_fit_kernels(prepared, shapes, _refit_shapes(prepared, shapes, fits, modeler)))
     for i, fit in fits.items():
-        out[i] = _build_model(prepared[i], parameters, fit)
+        model = _build_model(prepared[i], parameters, fit)
+        if i in crosses:
+            model = dataclasses.replace(model, extras={"combination": {"note": crosses[i]}})
+        out[i] = model
     return out
 
 
@@ -279,16 +284,19 @@ def _line_reason(
     )
 
 
-def _off_line_reason(item: _Prepared, active: tuple[int, ...], parameters: tuple[str, ...]) -> str:
+def _cross_note(item: _Prepared, active: tuple[int, ...], parameters: tuple[str, ...]) -> str:
+    """What a model of a cross without a point off its lines assumes, and what settles it."""
     names = [parameters[p] for p in active]
     suggestion = item.at[item.lines[0].indices[0]].tolist()
     for p in active:
         suggestion[p] = item.lines[p].x[-1]
     at = "(" + ", ".join(numbers.size(v) for v in suggestion) + ")"
     return (
-        f"{' and '.join(names)} each change the value, but no point lies off the lines, so "
-        f"additive and multiplicative effects cannot be told apart; measure at least one "
-        f"point away from the lines, e.g. at {at}"
+        f"{' and '.join(names)} each change the value, but no point lies off the lines: "
+        "additive and multiplicative combinations fit them alike, and the simpler of the "
+        "tied ones is taken (an assumption, not a measurement); predictions away from the "
+        f"lines are that uncertain. Measure a point away from the lines, e.g. at {at}, to "
+        "settle it"
     )
 
 

@@ -102,6 +102,12 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]]) -> list[str]:
                     f"[yellow]note[/] {escape(m.kernel)} {escape(m.metric)}: "
                     + escape(zeros["note"])
                 )
+            combination = m.extra("combination")
+            if combination is not None:
+                out.append(
+                    f"[yellow]note[/] {escape(m.kernel)} {escape(m.metric)}: "
+                    + escape(combination["note"])
+                )
             drift = m.extra("drift")
             if drift is not None:
                 ((name, at),) = drift["at"].items()

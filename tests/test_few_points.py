@@ -1,0 +1,90 @@
+"""Three or four sizes (a scaling study of 32-256 ranks): a model, honest uncertainty, no fail."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from guard.checking.check import CheckOptions, ExpectationRule, check
+from guard.measurements import Kernel, MeasurementSet, Point
+from guard.modeling import analyze
+
+SHAPES = {
+    "O(1)": lambda x: np.ones_like(x),
+    "O(log n)": np.log2,
+    "O(n^0.5)": np.sqrt,
+    "O(n)": lambda x: x,
+    "O(n log n)": lambda x: x * np.log2(x),
+    "O(n^2)": lambda x: x**2,
+}
+
+
+def kernels(points: int, count: int, seed: int, noise: float = 0.05):
+    """Kernels of the SHAPES in turn, an overhead of 0-50%, uniform noise of +-noise/2."""
+    rng = np.random.default_rng(seed)
+    x = 64.0 * 2.0 ** np.arange(points)
+    out, truth = [], []
+    for k in range(count):
+        name, f = list(SHAPES.items())[k % len(SHAPES)]
+        curve = 1e-3 * (rng.uniform(0.0, 0.5) + f(x) / f(x[-1]))
+        pts = tuple(
+            Point((float(xi),), tuple(v * (1 + noise * rng.uniform(-0.5, 0.5, 5))))
+            for xi, v in zip(x, curve)
+        )
+        out.append(Kernel(f"k{k}", "time", pts))
+        truth.append((name, f, curve))
+    return MeasurementSet(("n",), tuple(out)), truth, x
+
+
+@pytest.mark.parametrize("points", [3, 4])
+def test_three_and_four_sizes_are_modelled_with_less_confidence(points):
+    few, _, _ = kernels(points, 60, seed=1)
+    many, _, _ = kernels(6, 60, seed=1)
+    short = analyze(few)
+    assert all(a.model is not None and not a.problems for a in short)
+    stated = np.mean([a.model.extra("confidence")["probability"] for a in short])
+    full = np.mean([a.model.extra("confidence")["probability"] for a in analyze(many)])
+    assert stated < full
+
+
+@pytest.mark.parametrize("points", [3, 4])
+def test_stated_class_probabilities_are_not_overconfident(points):
+    mset, truth, _ = kernels(points, 600, seed=2)
+    res = analyze(mset)
+    stated = np.array([a.model.extra("confidence")["probability"] for a in res])
+    right = np.array([a.model.complexity() == name for a, (name, _, _) in zip(res, truth)])
+    sure = stated >= 0.8
+    assert sure.sum() >= 50
+    assert right[sure].mean() >= stated[sure].mean() - 0.05
+
+
+@pytest.mark.parametrize("points", [3, 4])
+def test_stated_90_percent_prediction_intervals_cover_the_truth(points):
+    mset, truth, x = kernels(points, 600, seed=3, noise=0.1)
+    at = 2 * x[-1]
+    res = analyze(mset, predict_at=at, level=0.9)
+    inside = []
+    for a, (_, f, curve) in zip(res, truth):
+        value = curve[-1] + (f(np.array([at]))[0] - f(x[-1:])[0]) / f(x[-1]) * 1e-3
+        p = a.model.extra("prediction")
+        inside.append(p["low"] <= value <= p["high"])
+    assert np.mean(inside) >= 0.85
+
+
+@pytest.mark.parametrize("points", [3, 4])
+def test_a_clear_violation_on_few_sizes_is_inconclusive_never_a_fail(points):
+    mset, _, _ = kernels(points, 6, seed=4, noise=0.01)
+    quadratic = MeasurementSet(("n",), (mset.kernels[5],))  # O(n^2)
+    v = check(quadratic, None, CheckOptions(rules=(ExpectationRule("*", "<= n"),))).verdicts[0]
+    assert v.verdict == "inconclusive" and not v.violates_expectation
+    assert f"only {points} sizes: too few to fail on" in v.reasons[0].message
+
+
+def test_a_regression_on_four_sizes_is_inconclusive_and_on_five_it_fails():
+    for points, verdict in ((4, "inconclusive"), (5, "fail")):
+        base, _, _ = kernels(points, 6, seed=5, noise=0.01)
+        cand, _, _ = kernels(points, 6, seed=6, noise=0.01)
+        linear = MeasurementSet(("n",), (base.kernels[3],))  # O(n)
+        grown = MeasurementSet(("n",), (Kernel("k3", "time", cand.kernels[5].points),))
+        v = check(grown, linear).verdicts[0]
+        assert v.verdict == verdict, (points, [r.message for r in v.reasons])
