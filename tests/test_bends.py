@@ -56,3 +56,14 @@ def test_a_real_class_above_the_bound_still_fails():
 def test_counted_metrics_are_not_excused_by_a_bend():
     v = check(measured(n_log_n_with_a_step(), 0, metric="instructions"), None, EXPECT)
     assert v.verdicts[0].verdict == "fail"
+
+
+def test_a_bound_exceeded_before_the_bend_too_still_fails():
+    """A too-tight bound is not rescued by a bend: the sizes before it exceed it alone."""
+    lx = np.log2(SIZES)
+    linear_with_a_step = 1e-8 * SIZES * (1 + 1.5 / (1 + np.exp(-(lx - 17.5) / 0.2)))
+    v = check(
+        measured(linear_with_a_step, 4), None, CheckOptions(rules=(ExpectationRule("*", "<= 1"),))
+    ).verdicts[0]
+    assert v.model.extra("segments")  # the bend is seen ...
+    assert v.verdict == "fail" and v.violates_expectation  # ... and excuses nothing

@@ -90,3 +90,17 @@ def test_beyond_needs_enough_sizes():
         LINEAR[:3], np.array([[1.0, 10.0, 100.0]]), np.full((1, 1), 0.01), CLASSES
     )
     assert beyond.probability.tolist() == [0.0]
+
+
+def test_the_change_of_an_exponential_kernel_is_the_measured_ratio():
+    v = check(vulnerable(), fixed(101)).verdicts[0]
+    change = next(r.message for r in v.reasons if r.kind == "change")
+    assert "as measured" in change and "n=20" in change
+    assert v.change > 1000  # 0.9 s against 0.36 ms at n=20, not a PMNF curve's guess
+
+
+def test_an_exponential_kernel_hidden_in_noise_is_seen_over_more_steps():
+    """20% noise per repetition hides two steps of x2.5; eight such steps do not hide."""
+    noisy = measured(2.7e-4 + 1e-8 * 2.5**LINEAR, LINEAR, 5, jitter=0.2)
+    v = check(noisy, fixed(6)).verdicts[0]
+    assert v.verdict == "fail" and v.model.complexity() == "exponential-like"

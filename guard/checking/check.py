@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import numbers
 from ..errors import UsageError
-from ..measurements import MeasurementSet
+from ..measurements import Kernel, MeasurementSet
 from ..modeling import KernelAnalysis, analyze
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import SPACE, Evidence, EvidenceSettings
@@ -178,6 +178,7 @@ class _Bend:
     below: float
     above: float
     beyond: KernelAnalysis | None  # None: fewer than BEND_UPPER_SIZES sizes beyond it
+    before: KernelAnalysis | None  # the same for the sizes before it
 
 
 def _bends(
@@ -199,7 +200,7 @@ def _bends(
         key for (key, _k, _p), (p, _h) in judge.numbers.bounds.items() if p >= judge.opts.confidence
     }
     found: dict[tuple[str, str], tuple[float, float]] = {}
-    kernels = []
+    sides: dict[str, list[Kernel]] = {"beyond": [], "before": []}
     for key in failing:
         a = now[key]
         segments = a.model.extra("segments") if a.model is not None else None
@@ -207,15 +208,24 @@ def _bends(
             continue
         below, above = (float(v) for v in segments[-1]["between"])
         found[key] = (below, above)
-        beyond = tuple(p for p in a.kernel.points if p.at[0] >= above)
-        if len(beyond) >= BEND_UPPER_SIZES:
-            kernels.append(dataclasses.replace(a.kernel, points=beyond))
-    analysed = {}
-    if kernels:
-        upper = MeasurementSet(current.parameters, tuple(kernels))
-        analysed = _analyses(upper, dataclasses.replace(judge.opts, target={}))
+        parts = {
+            "beyond": tuple(p for p in a.kernel.points if p.at[0] >= above),
+            # the size just before the break may already be part of the step: left out
+            "before": tuple(p for p in a.kernel.points if p.at[0] < below),
+        }
+        for side, points in parts.items():
+            if len(points) >= BEND_UPPER_SIZES:
+                sides[side].append(dataclasses.replace(a.kernel, points=points))
+    opts = dataclasses.replace(judge.opts, target={})
+    analysed = {
+        side: _analyses(MeasurementSet(current.parameters, tuple(ks)), opts) if ks else {}
+        for side, ks in sides.items()
+    }
     param = current.parameters[0]
-    return {key: _Bend(param, lo, hi, analysed.get(key)) for key, (lo, hi) in found.items()}
+    return {
+        key: _Bend(param, lo, hi, analysed["beyond"].get(key), analysed["before"].get(key))
+        for key, (lo, hi) in found.items()
+    }
 
 
 def _analyses(mset: MeasurementSet, opts: CheckOptions) -> dict[tuple[str, str], KernelAnalysis]:
@@ -442,22 +452,28 @@ class _Judge:
 
     def _bend(self, key: tuple[str, str], admitted: np.ndarray, le: LineEvidence) -> str | None:
         """Why a bound failed over the whole range is not decided by the sizes beyond a bend
-        inside it, or None (no bend, or the sizes beyond it fail the bound too)."""
+        inside it, or None: no bend, or the sizes before or beyond it fail the bound too."""
         bend = self.bends.get(key)
         if bend is None:
             return None
+
+        def side(analysis: KernelAnalysis | None) -> tuple[LineEvidence | None, float]:
+            """A side's line and P(it exceeds the bound by itself); (None, nan) without one."""
+            own = [u for u in (analysis.lines if analysis else ()) if u.parameter == le.parameter]
+            if not own:
+                return None, math.nan
+            return own[0], float(bound_probabilities(own, admitted[None, :], self.opts.settings)[0])
+
+        if side(bend.before)[1] >= self.opts.confidence:
+            return None  # the sizes before the bend exceed the bound by themselves
         lo, hi = (numbers.at(bend.parameter, v) for v in (bend.below, bend.above))
         where = (
             f"the curve bends between {lo} and {hi}, as where the working set leaves a cache level"
         )
         advice = f"measure more sizes beyond {hi}, or the instructions metric, to decide"
-        lines = [
-            u for u in (bend.beyond.lines if bend.beyond else ()) if u.parameter == le.parameter
-        ]
-        if not lines:
+        u, p = side(bend.beyond)
+        if u is None:
             return f"but {where}, and fewer than {BEND_UPPER_SIZES} sizes lie beyond it: {advice}"
-        u = lines[0]
-        p = float(bound_probabilities([u], admitted[None, :], self.opts.settings)[0])
         if p >= self.opts.confidence:
             return None
         top = numbers.at(le.parameter, float(np.max(u.group.x)))
@@ -552,6 +568,9 @@ class _Judge:
         """Candidate / baseline at the target (runner speed included); opt-in slowdown failure."""
         if base is None:
             return None
+        if "exponential-like" in (model.complexity(), base.complexity()):
+            # no class describes that growth, so no model predicts it: the measured ratio
+            return _measured_change(pairs, findings)
         at = _target_point(model, self.opts.target, lines)
         ratio = float(model.evaluate(at) / base.evaluate(at))
         if not math.isfinite(ratio) or ratio <= 0:
@@ -574,6 +593,34 @@ class _Judge:
             )
             findings.add("slowdown", 1.0 if sure else self.opts.suggestive, message)
         return ratio
+
+
+def _measured_change(
+    pairs: list[tuple[LineEvidence, LineEvidence]], findings: _Findings
+) -> float | None:
+    """Candidate / baseline as measured at the largest size both runs have (a note)."""
+    if not pairs:
+        return None
+    cand, base = pairs[0]
+    common = np.intersect1d(cand.group.x, base.group.x)
+    if not len(common):
+        return None
+    top = float(common.max())
+    now = float(cand.group.y[cand.row][cand.group.x == top][0])
+    before = float(base.group.y[base.row][base.group.x == top][0])
+    ratio = now / before if before > 0 else math.nan
+    if not math.isfinite(ratio) or ratio <= 0:
+        return None
+    where = numbers.at(cand.parameter, top)
+    findings.note(
+        Reason(
+            "change",
+            f"{numbers.factor(ratio)} the baseline at {where}, as measured (no class describes "
+            "exponential growth, so no model predicts beyond it; includes any difference in "
+            "runner speed)",
+        )
+    )
+    return ratio
 
 
 def _paired(
@@ -776,8 +823,14 @@ def _advice(lines: list[LineEvidence]) -> str:
         if len(other.line.x) < 6:
             tips.append(f"measure more sizes of {other.line.parameter} (now {len(other.line.x)})")
     top = max(lines, key=lambda le: le.line.x[-1] / le.line.x[0])
-    tips.append(
-        f"extend {top.line.parameter} beyond {numbers.size(top.line.x[-1])} "
-        f"(e.g. to {numbers.size(4 * top.line.x[-1])})"
-    )
+    if max(float(le.group.beyond.probability[le.row]) for le in lines) >= 0.5:
+        tips.append(
+            "it may grow exponentially at its top sizes, where larger sizes cost more than "
+            "they are worth: repeat the top sizes more often"
+        )
+    else:
+        tips.append(
+            f"extend {top.line.parameter} beyond {numbers.size(top.line.x[-1])} "
+            f"(e.g. to {numbers.size(4 * top.line.x[-1])})"
+        )
     return "to decide: " + "; ".join(tips)

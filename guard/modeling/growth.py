@@ -51,19 +51,28 @@ def beyond_polynomial(
     if p < STEPS + 2 or np.any(x <= 0):
         nothing = np.full(k, np.nan)
         return Beyond(np.zeros(k), nothing, nothing, nothing)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        steps = np.diff(np.log(y), axis=1)  # (K, P-1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        logs = np.log(y)
+        steps = np.diff(logs, axis=1)  # (K, P-1)
         span = np.diff(np.log(x))  # (P-1,)
-        slope = steps / span
         alpha = np.array([float(a) for a, _ in classes])[:, None]
         beta = np.array([float(b) for _, b in classes])[:, None]
         # a class's local exponent at x is alpha + beta / ln x: the fastest at each step
         fastest = (alpha + beta / np.log(np.maximum(x[:-1], math.e))[None, :]).max(axis=0)
-        err = np.hypot(error[:, 1:], error[:, :-1]) / span[None, :]
-        z = (slope - fastest - MARGIN) / err
-    worst = np.min(z[:, -STEPS:], axis=1)
-    worst = np.where(np.isfinite(worst), worst, -np.inf)
-    probability = _normal_cdf(worst)
+        limit = (fastest + MARGIN) * span  # (P-1,) the most log growth a class gives a step
+        # Each window of the last m steps (m = STEPS .. P-1): its growth beyond the limit,
+        # in units of its two end points' error.  Longer windows see through noise that
+        # hides two steps; every step of the window must itself grow faster than any class.
+        best = np.full(k, -np.inf)
+        for m in range(STEPS, p):
+            excess = logs[:, -1] - logs[:, -1 - m] - limit[-m:].sum()
+            err = np.hypot(error[:, -1], error[:, -1 - m])
+            steep = (steps[:, -m:] > fastest[-m:] * span[-m:]).all(axis=1)
+            z = np.where(steep & (err > 0), excess / err, -np.inf)
+            best = np.maximum(best, np.where(np.isfinite(z), z, -np.inf))
+    windows = max(p - STEPS, 1)
+    # the best of several windows: its one-sided p-value times their number (Bonferroni)
+    probability = np.clip(1.0 - windows * (1.0 - _normal_cdf(best)), 0.0, 1.0)
     return Beyond(probability, np.exp(steps[:, -1]), np.full(k, x[-2]), np.full(k, x[-1]))
 
 
