@@ -37,8 +37,10 @@ class _Session:
         loops_key = (*key, metric)
         if loops_key not in self.loops:
             for _ in range(int(request.get("warmup", 0))):
-                # Warm-up calls run outside the marker: under valgrind they are not counted.
-                fn() if metric == "instructions" else measure_once(fn, metric)
+                if metric == "instructions":
+                    self._instructions(fn)  # through the marker too, so it is warm as well
+                else:
+                    measure_once(fn, metric)
             self.loops[loops_key] = calibrate_loops(fn, metric, float(request["min_time"]))
         loops = self.loops[loops_key]
         if metric == "instructions":
