@@ -269,3 +269,13 @@ def test_an_unknown_counter_names_the_choices(tmp_path: Path) -> None:
     done = run_cli(["run", "-o", "m.json"], tmp_path)
     assert done.returncode == 2
     assert "run.instruction_counter" in done.stderr and "auto, perf, valgrind" in done.stderr
+
+
+def test_forced_perf_counts_or_says_to_use_valgrind(tmp_path: Path) -> None:
+    bench = spec(["true"], tmp_path, kind="command", counter="perf")
+    executor = CommandExecutor()
+    if executor.counters.perf_counts():
+        assert executor.measure(bench, (1.0,), 0) > 0
+    else:
+        with pytest.raises(ExecutionError, match="set run.instruction_counter: valgrind"):
+            executor.measure(bench, (1.0,), 0)
