@@ -30,6 +30,7 @@ from .modeling.analytical import AnalyticalError, AnalyticalModel, parse_analyti
 __all__ = [
     "SUPPORTED_VERSIONS",
     "METRICS",
+    "INSTRUCTION_COUNTERS",
     "DEFAULT_CONFIDENCE",
     "MAX_RANGE_VALUES",
     "BenchmarkConfig",
@@ -75,7 +76,9 @@ _RUN_KEYS = (
     "warmup",
     "seed",
     "round_correction",
+    "instruction_counter",
 )
+INSTRUCTION_COUNTERS = ("auto", "perf", "valgrind")
 _CHECK_KEYS = ("baseline", "target", "max_class", "max_slowdown", "confidence", "strict")
 _TAG = "tag:yaml.org,2002:"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -133,6 +136,8 @@ class RunConfig:
     median's relative uncertainty is below ``noise_target``). In-process callables are
     looped until one repetition lasts ``min_time`` seconds. ``round_correction`` divides
     timings by the machine's speed in their round (see ``collection/blocking.py``).
+    ``instruction_counter`` says what counts ``metric: instructions``: ``perf`` (hardware
+    counters, commands only), ``valgrind``, or ``auto`` (perf where it counts, else valgrind).
     """
 
     budget: float = 300.0
@@ -147,6 +152,7 @@ class RunConfig:
     warmup: int = 1
     seed: int = 0
     round_correction: bool = True
+    instruction_counter: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -464,6 +470,7 @@ def _run_section(node: Node | None) -> RunConfig:
         "warmup": _non_negative_int,
         "seed": _non_negative_int,
         "round_correction": _flag,
+        "instruction_counter": _instruction_counter,
     }
     for name, reader in readers.items():
         value = _field(fields, "run", name, reader)
@@ -650,6 +657,15 @@ def _metric(node: Node, key: str) -> str:
     value = _scalar(node, key)
     if not isinstance(value, str) or value not in METRICS:
         raise _Invalid(node, key, f"expected one of {', '.join(METRICS)}, got {_show(node)}")
+    return value
+
+
+def _instruction_counter(node: Node, key: str) -> str:
+    value = _scalar(node, key)
+    if not isinstance(value, str) or value not in INSTRUCTION_COUNTERS:
+        raise _Invalid(
+            node, key, f"expected one of {', '.join(INSTRUCTION_COUNTERS)}, got {_show(node)}"
+        )
     return value
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from guard.collection.counters import read_perf
 from guard.collection.executors import (
     CallableExecutor,
     CommandExecutor,
     ExecutionError,
-    _perf_instructions,
     parse_custom_value,
 )
 from guard.collection.spec import BenchmarkSpec
@@ -143,10 +143,10 @@ def test_bad_custom_values_say_what_to_print(stdout: str) -> None:
 def test_perf_output_is_parsed(tmp_path: Path) -> None:
     out = tmp_path / "perf"
     out.write_text("# started on Sat\n\n123456,,instructions:u,1000,100.00,,\n")
-    assert _perf_instructions(out) == 123456.0
+    assert read_perf(out) == 123456.0
     out.write_text("<not supported>,,instructions:u,0,100.00,,\n")
     with pytest.raises(ExecutionError, match="perf could not count instructions"):
-        _perf_instructions(out)
+        read_perf(out)
 
 
 # ---------------------------------------------------------------- callables

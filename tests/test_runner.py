@@ -290,3 +290,25 @@ def test_a_benchmark_cut_short_below_five_sizes_is_an_error() -> None:
     assert "run.size_limit (1 s)" in error.message
     assert len(sizes(mset, "steep")) == 4  # what was measured is kept
     assert sizes(mset, "a") == [s[0] for s in SIZES]
+
+
+def test_too_few_sizes_of_counted_instructions_names_valgrinds_cost() -> None:
+    clock = FakeClock()
+    counted = replace(spec("counted"), metric="instructions", unit="instructions")
+    executor = FakeExecutor(clock, {"counted": lambda n: 2.5})  # a start-up under valgrind
+    mset = run([counted], executor, clock, budget=1000, size_limit=1.0)
+    (error,) = mset.run.errors
+    assert error.kind == "too-few-sizes" and "measured 1 of 10 sizes" in error.message
+    assert "valgrind counts instructions 20-100x slower" in error.message
+    assert (
+        "valgrind"
+        not in run(
+            [spec("a")],
+            FakeExecutor(clock, {"a": lambda n: 2.5}),
+            clock,
+            budget=1000,
+            size_limit=1.0,
+        )
+        .run.errors[0]
+        .message
+    )

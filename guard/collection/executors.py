@@ -25,6 +25,17 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from ..errors import ExecutionError
+from .counters import (
+    DUMP_ENV,
+    CounterChoice,
+    cachegrind_argv,
+    callgrind_prefix,
+    counting_environment,
+    dump_base,
+    perf_argv,
+    read_cachegrind,
+    read_perf,
+)
 from .spec import BenchmarkSpec, command_argv, keyword_arguments
 
 __all__ = [
@@ -59,6 +70,9 @@ class _Finished:
 class CommandExecutor:
     """A real subprocess per repetition, in the config's folder, without a shell unless asked."""
 
+    def __init__(self, counters: CounterChoice | None = None):
+        self.counters = counters or CounterChoice()
+
     def measure(self, spec: BenchmarkSpec, point: tuple[float, ...], warmup: int) -> float:
         """Run ``warmup`` discarded executions, then one measured one."""
         for _ in range(warmup):
@@ -70,16 +84,26 @@ class CommandExecutor:
 
     def _execute(self, spec: BenchmarkSpec, point: tuple[float, ...]) -> float:
         argv = command_argv(spec, point)
+        counter = None
+        if spec.metric == "instructions":
+            counter = self.counters.choose(spec.instruction_counter, "command")
         with tempfile.TemporaryDirectory(prefix="perfguard-") as tmp:
             out_path, err_path = Path(tmp, "stdout"), Path(tmp, "stderr")
-            perf_path = Path(tmp, "perf")
-            if spec.metric == "instructions":
-                argv = _with_perf(argv, perf_path, spec.shell)
+            counts = Path(tmp, "counts")
+            counts.mkdir()
+            if counter == "perf":
+                argv = perf_argv(argv, counts / "perf", spec.shell)
+            elif counter == "valgrind":
+                argv = cachegrind_argv(argv, counts, spec.shell)
             with open(out_path, "wb") as out, open(err_path, "wb") as err:
                 done = _run(argv, spec, out, err)
             if done.status != 0:
                 raise ExecutionError("crash", _crash_message(done.status, err_path))
-            return _value(spec.metric, done, out_path, perf_path)
+            if counter == "perf":
+                return read_perf(counts / "perf")
+            if counter == "valgrind":
+                return read_cachegrind(counts)
+            return _value(spec.metric, done, out_path)
 
 
 _CREDENTIAL = re.compile(r"TOKEN|SECRET|PASSWORD|CREDENTIAL|PRIVATE_KEY", re.IGNORECASE)
@@ -100,6 +124,11 @@ def benchmark_environment(environ: Mapping[str, str]) -> dict[str, str]:
     }
 
 
+def _environment(metric: str) -> dict[str, str]:
+    env = benchmark_environment(os.environ)
+    return counting_environment(env) if metric == "instructions" else env
+
+
 def _run(argv: list[str] | str, spec: BenchmarkSpec, out: IO[bytes], err: IO[bytes]) -> _Finished:
     start = time.perf_counter()
     try:
@@ -110,7 +139,7 @@ def _run(argv: list[str] | str, spec: BenchmarkSpec, out: IO[bytes], err: IO[byt
             stdout=out,
             stderr=err,
             shell=spec.shell,
-            env=benchmark_environment(os.environ),
+            env=_environment(spec.metric),
             start_new_session=True,  # one process group to kill, and Ctrl-C stays ours
         )
     except OSError as exc:
@@ -153,15 +182,13 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def _value(metric: str, done: _Finished, out_path: Path, perf_path: Path) -> float:
+def _value(metric: str, done: _Finished, out_path: Path) -> float:
     if metric == "time":
         return done.seconds
     if metric == "cpu":
         return done.cpu
     if metric == "memory":
         return float(done.max_rss)
-    if metric == "instructions":
-        return _perf_instructions(perf_path)
     return parse_custom_value(out_path.read_text(encoding="utf-8", errors="replace"))
 
 
@@ -186,32 +213,6 @@ def parse_custom_value(stdout: str) -> float:
     return float(value)
 
 
-def _with_perf(argv: list[str] | str, perf_path: Path, shell: bool) -> list[str] | str:
-    head = ["perf", "stat", "-x", ",", "-e", "instructions:u", "-o", str(perf_path), "--"]
-    if shell:
-        return " ".join(head) + " sh -c " + _quote(str(argv))
-    return head + list(argv)
-
-
-def _perf_instructions(perf_path: Path) -> float:
-    try:
-        text = perf_path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        text = ""
-    for line in text.splitlines():
-        fields = line.split(",")
-        if len(fields) > 2 and fields[2].startswith("instructions"):
-            try:
-                return float(fields[0])
-            except ValueError:
-                break
-    raise ExecutionError(
-        "error",
-        "metric instructions: perf could not count instructions on this machine "
-        "(a VM without PMU access, or perf_event_paranoid too high); use metric: time or cpu",
-    )
-
-
 def _crash_message(status: int, err_path: Path) -> str:
     if status < 0:
         try:
@@ -233,10 +234,6 @@ def _last_line(path: Path) -> str:
     return lines[-1].strip()[:200] if lines else ""
 
 
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\"'\"'") + "'"
-
-
 def _show(argv: list[str] | str) -> str:
     return argv if isinstance(argv, str) else " ".join(argv)
 
@@ -247,16 +244,25 @@ def _show(argv: list[str] | str) -> str:
 class CallableExecutor:
     """One worker subprocess per callable benchmark, kept alive across repetitions."""
 
-    def __init__(self, python: str = sys.executable, min_time: float = 0.01):
+    def __init__(
+        self,
+        python: str = sys.executable,
+        min_time: float = 0.01,
+        counters: CounterChoice | None = None,
+    ):
         self.python = python
         self.min_time = min_time
+        self.counters = counters or CounterChoice()
         self._workers: dict[str, _Worker] = {}
 
     def measure(self, spec: BenchmarkSpec, point: tuple[float, ...], warmup: int) -> float:
         """Ask the benchmark's worker for one repetition (it warms up and loops itself)."""
         worker = self._workers.get(spec.name)
         if worker is None or not worker.alive():
-            worker = self._workers[spec.name] = _Worker(self.python, spec.folder)
+            counted = spec.metric == "instructions"
+            if counted:  # an ExecutionError naming what to install when valgrind is missing
+                self.counters.choose(spec.instruction_counter, "callable")
+            worker = self._workers[spec.name] = _Worker(self.python, spec.folder, counted)
         request = {
             "target": spec.target,
             "kwargs": keyword_arguments(spec, point),
@@ -282,17 +288,27 @@ class CallableExecutor:
 
 
 class _Worker:
-    """The parent's end of ``python -m guard.collection.worker``: JSON lines both ways."""
+    """The parent's end of ``python -m guard.collection.worker``: JSON lines both ways.
 
-    def __init__(self, python: str, folder: Path):
-        env = benchmark_environment(os.environ)
+    A worker that counts instructions runs under callgrind, which writes its dumps to a
+    folder of its own (see ``counters.py`` and ``marker.py``).
+    """
+
+    def __init__(self, python: str, folder: Path, counted: bool = False):
+        env = _environment("instructions" if counted else "time")
         # The worker must import guard from wherever this process imported it.
         package_root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        argv = [python, "-m", "guard.collection.worker", str(folder)]
+        self.dumps: tempfile.TemporaryDirectory[str] | None = None
+        if counted:
+            self.dumps = tempfile.TemporaryDirectory(prefix="perfguard-callgrind-")
+            argv = callgrind_prefix(Path(self.dumps.name)) + argv
+            env[DUMP_ENV] = str(dump_base(Path(self.dumps.name)))
         # stderr goes to a file: a chatty benchmark must not fill a pipe nobody drains.
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            [python, "-m", "guard.collection.worker", str(folder)],
+            argv,
             cwd=folder,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -363,14 +379,17 @@ class _Worker:
                 pass
         self.kill()
         self.stderr.close()
+        if self.dumps is not None:
+            self.dumps.cleanup()
 
 
 class RoutingExecutor:
     """Commands to a CommandExecutor, callables to a CallableExecutor."""
 
     def __init__(self, min_time: float = 0.01):
-        self.commands = CommandExecutor()
-        self.callables = CallableExecutor(min_time=min_time)
+        counters = CounterChoice()  # perf is probed once per run, for both kinds
+        self.commands = CommandExecutor(counters)
+        self.callables = CallableExecutor(min_time=min_time, counters=counters)
 
     def measure(self, spec: BenchmarkSpec, point: tuple[float, ...], warmup: int) -> float:
         """Run one repetition with the executor for the benchmark's kind."""

@@ -35,6 +35,10 @@ __all__ = ["RunEvent", "run_benchmarks", "MIN_POINTS"]
 
 MIN_POINTS = 5  # what the modelers need for one parameter
 _TIMED = ("time", "cpu")  # metrics the machine's speed moves
+_SLOW_COUNTER_HINT = {
+    "instructions": " (where perf cannot count, valgrind counts instructions 20-100x slower "
+    "than native: size run.size_limit and run.budget for that)"
+}
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,7 @@ class _Run:
                 f"{wanted} are needed to tell classes apart: the next size would exceed "
                 f"run.size_limit ({self.options.size_limit:g} s) or this benchmark's share "
                 "of the budget; raise them or start from smaller sizes"
+                + _SLOW_COUNTER_HINT.get(bench.spec.metric, "")
             )
             bench.error = RunError(bench.spec.name, "too-few-sizes", message, None)
             self.emit(RunEvent("error", bench.spec.name, largest, message=message))

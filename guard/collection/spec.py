@@ -48,6 +48,7 @@ class BenchmarkSpec:
     parameters: tuple[str, ...]
     points: tuple[tuple[float, ...], ...]
     folder: Path
+    instruction_counter: str = "auto"  # for metric instructions: auto, perf or valgrind
 
     def at(self, point: tuple[float, ...]) -> dict[str, float]:
         """The point as a parameter mapping."""
@@ -110,10 +111,14 @@ def _spec(config: Config, bench: BenchmarkConfig) -> BenchmarkSpec:
     if bench.command is not None:
         _check_placeholders(bench, parameters, str(config.path))
     metric = bench.metric
-    if bench.callable is not None and metric == "instructions":
+    if (
+        bench.callable is not None
+        and metric == "instructions"
+        and run.instruction_counter == "perf"
+    ):
         raise ConfigError(
-            f"{where}.metric: instructions can only be counted for a command (with perf); "
-            "use time or cpu for a callable",
+            f"{where}.metric: instructions of a callable's timed call are counted by valgrind; "
+            "perf counts whole processes, so set run.instruction_counter: valgrind or auto",
             str(config.path),
             bench.line_of("metric"),
         )
@@ -130,6 +135,7 @@ def _spec(config: Config, bench: BenchmarkConfig) -> BenchmarkSpec:
         parameters=parameters,
         points=_grid(values),
         folder=config.path.absolute().parent,
+        instruction_counter=run.instruction_counter,
     )
 
 

@@ -25,7 +25,8 @@ __all__ = [
     "enough_repetitions",
 ]
 
-# Metrics an in-process callable can be measured by; "instructions" needs perf (commands only).
+# Metrics measured in the worker's own process; "instructions" are counted by valgrind
+# around the worker (marker.py), never in-process.
 TIMED_METRICS = ("time", "cpu", "memory", "custom")
 UNITS = {"time": "s", "cpu": "s", "memory": "B", "instructions": "instructions", "custom": None}
 MAX_LOOPS = 1 << 24

@@ -17,6 +17,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from .counters import DUMP_ENV
 from .timing import calibrate_loops, measure_once
 
 __all__ = ["main"]
@@ -26,6 +27,7 @@ class _Session:
     def __init__(self) -> None:
         self.loops: dict[tuple[str, str, str], int] = {}
         self.current: tuple[tuple[str, str], Callable[[], object]] | None = None
+        self.counter: Any = None  # a marker.CallCounter, made on the first instructions request
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         target, metric = request["target"], request["metric"]
@@ -35,10 +37,25 @@ class _Session:
         loops_key = (*key, metric)
         if loops_key not in self.loops:
             for _ in range(int(request.get("warmup", 0))):
-                measure_once(fn, metric)
+                if metric == "instructions":
+                    self._instructions(fn)  # through the marker too, so it is warm as well
+                else:
+                    measure_once(fn, metric)
             self.loops[loops_key] = calibrate_loops(fn, metric, float(request["min_time"]))
         loops = self.loops[loops_key]
+        if metric == "instructions":
+            return {"value": self._instructions(fn), "loops": 1}
         return {"value": measure_once(fn, metric, loops), "loops": loops}
+
+    def _instructions(self, fn: Callable[[], object]) -> int:
+        if self.counter is None:
+            from .marker import CallCounter  # ctypes: imported only by workers that count
+
+            dumps = os.environ.get(DUMP_ENV)
+            if not dumps:
+                raise RuntimeError("metric instructions: this worker does not run under valgrind")
+            self.counter = CallCounter(dumps)
+        return self.counter.count(fn)
 
     def _callable(
         self, key: tuple[str, str], target: str, kwargs: dict[str, Any]
