@@ -11,7 +11,7 @@ from rich.markup import escape
 from .. import numbers
 from ..modeling import ModelingResult
 from ..modeling.pmnf import Model
-from .summary import reported_class
+from .summary import class_text
 from .tables import Column, fit
 
 __all__ = ["UNSURE", "advice_lines", "models_table"]
@@ -30,7 +30,7 @@ def models_table(
         Column("kernel", tuple(m.kernel for m in models)),
         Column("metric", tuple(m.metric for m in models), drop=2),
         Column("model", tuple(_spaced(m.formula()) for m in models)),
-        Column("class", tuple(_class(m) for m in models)),
+        Column("class", tuple(class_text(m) for m in models)),
         Column("SMAPE %", tuple(f"{m.smape:.2f}" for m in models), numeric=True, drop=3),
         Column("noise", tuple(_noise(m) for m in models), numeric=True, drop=1),
         Column("sure", tuple(_sure(m) for m in models), numeric=True),
@@ -46,12 +46,6 @@ def models_table(
             )
         )
     return fit(columns, width)
-
-
-def _class(m: Model) -> str:
-    """The class, and the benchmark tool's own where its file carried one."""
-    tool = reported_class(m)
-    return m.complexity() if tool is None else f"{m.complexity()} ({tool})"
 
 
 def _spaced(formula: str) -> str:

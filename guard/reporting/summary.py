@@ -7,7 +7,14 @@ from collections import Counter
 from ..checking.verdicts import CheckReport, Verdict
 from ..modeling.pmnf import Model
 
-__all__ = ["ORDER", "counts_sentence", "decisive_probability", "reported_class", "shown_reasons"]
+__all__ = [
+    "ORDER",
+    "class_text",
+    "counts_sentence",
+    "decisive_probability",
+    "reported_class",
+    "shown_reasons",
+]
 
 ORDER = ("fail", "error", "inconclusive", "pass")
 TOOL_NAMES = {"google-benchmark": "Google Benchmark"}
@@ -34,6 +41,18 @@ def shown_reasons(v: Verdict) -> list[str]:
         for r in v.reasons
         if not (v.verdict == "pass" and r.kind == "change")
     ]
+
+
+def class_text(model: Model | None, short: bool = False) -> str:
+    """The class a table shows, with the benchmark tool's own where its file carried one;
+    ``short`` drops the O( ) around it (``n log n``) where a narrow log needs the room."""
+    if model is None:
+        return "-"
+    text = model.complexity()
+    if short and text.startswith("O(") and text.endswith(")"):
+        text = text[2:-1]
+    tool = reported_class(model)
+    return text if tool is None else f"{text} ({tool})"
 
 
 def reported_class(model: Model | None) -> str | None:

@@ -7,7 +7,7 @@ from rich.text import Text
 
 from .. import numbers
 from ..checking.verdicts import CheckReport, Verdict
-from .summary import decisive_probability, reported_class
+from .summary import class_text, decisive_probability
 from .tables import Column, fit
 
 __all__ = ["STYLES", "verdict_table"]
@@ -25,14 +25,14 @@ def verdict_table(report: CheckReport, width: int = 80) -> RenderableType:
         Column("expected", tuple(v.expectation or "-" for v in vs)),
         Column(
             "class",
-            tuple(_class(v.model) for v in vs),
-            short=tuple(_class(v.model, short=True) for v in vs),
+            tuple(class_text(v.model) for v in vs),
+            short=tuple(class_text(v.model, short=True) for v in vs),
         ),
         Column(
             "baseline",
-            tuple(_class(v.baseline_model) for v in vs),
+            tuple(class_text(v.baseline_model) for v in vs),
             drop=1,
-            short=tuple(_class(v.baseline_model, short=True) for v in vs),
+            short=tuple(class_text(v.baseline_model, short=True) for v in vs),
         ),
         Column(
             "change",
@@ -57,19 +57,6 @@ def verdict_table(report: CheckReport, width: int = 80) -> RenderableType:
         ranks = tuple(str(v.rank or "-") for v in vs)
         columns.append(Column("rank", ranks, numeric=True, drop=3))
     return fit(columns, width)
-
-
-def _class(model: object, short: bool = False) -> str:
-    """The class, and the benchmark tool's own where its file carried one; ``short``
-    drops the O( ) around it (``n log n``) where a narrow log needs the room."""
-    complexity = getattr(model, "complexity", None)
-    if complexity is None:
-        return "-"
-    text = complexity()
-    if short and text.startswith("O(") and text.endswith(")"):
-        text = text[2:-1]
-    tool = reported_class(model)  # type: ignore[arg-type]
-    return text if tool is None else f"{text} ({tool})"
 
 
 def _change(v: Verdict, short: bool) -> str:
