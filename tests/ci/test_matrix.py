@@ -25,7 +25,7 @@ from guard.errors import UsageError
 from guard.formats import load
 from guard.scaffold import MAX_SHARDS, render_matrix_workflows
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "project"
 SHA = "0123456789abcdef0123456789abcdef01234567"
 SHARDS = 3

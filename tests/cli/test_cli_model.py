@@ -1,19 +1,16 @@
-"""``perfguard model`` end to end, as a real subprocess."""
+"""``perfguard model`` end to end: real files through the whole command."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support import DATA, EXAMPLES, perfguard, perfguard_process
 
-DATA = Path(__file__).parent / "data"
-EXAMPLE = Path(__file__).parent.parent / "examples" / "python-kernels.json"
+EXAMPLE = EXAMPLES / "python-kernels.json"
 MODEL_KEYS = {
     "kernel",
     "metric",
@@ -25,18 +22,6 @@ MODEL_KEYS = {
     "smape",
     "noise",
 }
-
-
-def perfguard(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "guard.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-        env=env,
-    )
 
 
 def write_text_file(
@@ -86,7 +71,7 @@ def test_json_follows_models_contract(tmp_path: Path) -> None:
 
 def test_output_is_deterministic(tmp_path: Path) -> None:
     first = perfguard("model", EXAMPLE, "--json").stdout
-    second = perfguard("model", EXAMPLE, "--json").stdout
+    second = perfguard_process("model", EXAMPLE, "--json").stdout  # another hash seed
     assert first == second and first
 
 
@@ -265,7 +250,8 @@ def test_json_is_byte_identical_across_runs_for_noisy_and_multi_parameter_input(
         for _ in range(2)
     ]
     assert runs[0].returncode == 2  # --predict names n, grid.txt has p and n
-    runs = [perfguard("model", one, two, "--modeler", modeler, "--json") for _ in range(2)]
+    args = ("model", one, two, "--modeler", modeler, "--json")
+    runs = [perfguard(*args), perfguard_process(*args)]  # in this process and a fresh one
     assert runs[0].returncode == 0, runs[0].stderr
     assert runs[0].stdout == runs[1].stdout
     models = json.loads(runs[0].stdout)["models"]

@@ -4,7 +4,7 @@ Golden outputs for ``model``, ``check`` with and without a baseline, ``run``'s s
 ``history``'s table, rendered as a CI log renders them, and the properties the goldens keep:
 no line wider than the log, every header word whole, no number cut by an ellipsis, no
 ``e+0`` in a size or a factor.  Regenerate the goldens after an intended change with
-``PERFGUARD_UPDATE_GOLDEN=1 python -m pytest tests/test_readable.py``.
+``PERFGUARD_UPDATE_GOLDEN=1 python -m pytest tests/reporting/test_readable.py``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from guard.measurements import Kernel, MeasurementSet, Point
 from guard.reporting.runs import run_table
 from guard.reporting.timeline import timeline_table
 
-ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = Path(__file__).parent / "data" / "readable"
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).parents[1] / "data" / "readable"
 UPDATE = os.environ.get("PERFGUARD_UPDATE_GOLDEN") == "1"
 WIDTHS = (80, 120)
 HEADERS = {
@@ -139,5 +139,5 @@ def test_tables_fit_and_keep_headers_and_numbers_whole(name: str, width: int) ->
 
 
 def test_the_readme_shows_the_80_column_check_as_it_prints():
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     assert (GOLDEN / "check-80.txt").read_text(encoding="utf-8").rstrip() in readme

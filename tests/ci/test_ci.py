@@ -16,7 +16,7 @@ from werkzeug import Request, Response
 from guard.history import History
 
 PY = sys.executable
-DATA = Path(__file__).parent / "data" / "github"
+DATA = Path(__file__).parents[1] / "data" / "github"
 TOKEN = "ghs_secret-token-never-printed-123"
 COMMENTS = "/repos/octo/widget/issues/7/comments"
 

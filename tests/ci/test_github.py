@@ -24,7 +24,7 @@ from guard.github import (
     write_step_summary,
 )
 
-DATA = Path(__file__).parent / "data" / "github"
+DATA = Path(__file__).parents[1] / "data" / "github"
 TOKEN = "ghs_s3cretT0kenThatMustNeverLeak0123456789"
 REPO, PR = "octo/widget", 7
 LIST_PATH = f"/repos/{REPO}/issues/{PR}/comments"

@@ -275,7 +275,7 @@ def test_loo_smape_matches_refitting_without_each_point() -> None:
 
 
 def _train_module(monkeypatch: pytest.MonkeyPatch):
-    path = Path(__file__).resolve().parents[1] / "training" / "train_dnn.py"
+    path = Path(__file__).resolve().parents[2] / "training" / "train_dnn.py"
     spec = importlib.util.spec_from_file_location("train_dnn", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

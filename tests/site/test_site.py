@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from test_cli import perfguard
+from support import perfguard
 
 from guard.checking.check import CheckOptions
 from guard.checking.check import check as run_check

@@ -15,7 +15,7 @@ import pytest
 from guard import formats
 from guard.cli import main
 
-RECORDED = Path(__file__).parent / "data" / "formats" / "recorded"
+RECORDED = Path(__file__).parents[1] / "data" / "formats" / "recorded"
 FILES = {
     "pytest_benchmark_json.json": "pytest-benchmark",
     "pytest_benchmark_saved_data.json": "pytest-benchmark",

@@ -1,4 +1,5 @@
-"""`perfguard run` and `perfguard merge` end to end: real config files, real subprocesses."""
+"""`perfguard run` and `perfguard merge` end to end: real config files, benchmarks run as real
+subprocesses by the executors, the CLI itself in process."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from test_cli import perfguard
+from support import perfguard
 
 from guard.formats import load
 

@@ -12,7 +12,7 @@ import yaml
 
 from guard.scaffold import render_action_workflows
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 SETUP = yaml.safe_load((ROOT / "setup" / "action.yml").read_text())
 SHA = "0123456789abcdef0123456789abcdef01234567"

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cube_writer import CubeMetric, write_cubex
+from support import COLUMNS, perfguard
 
 from guard import formats
 from guard.errors import FormatError, UsageError
@@ -189,14 +190,18 @@ def test_a_folder_without_profiles_and_scaling_on_a_file(tmp_path: Path) -> None
         formats.load(text, scaling="strong")
 
 
-def perfguard(*args: str | Path, prelude: str = "") -> subprocess.CompletedProcess[str]:
-    code = f"{prelude}import sys; from guard.cli import main; sys.exit(main(sys.argv[1:]))"
+def perfguard_without(module: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    """perfguard in a fresh interpreter where ``import module`` fails."""
+    code = (
+        f"import sys; sys.modules[{module!r}] = None; "
+        "from guard.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
     return subprocess.run(
         [sys.executable, "-c", code, *map(str, args)],
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "COLUMNS": "200"},
+        env={**os.environ, "COLUMNS": COLUMNS},
     )
 
 
@@ -220,8 +225,7 @@ def test_model_and_check_read_the_folder(tmp_path: Path) -> None:
 
 def test_without_pycubexr_the_error_says_what_to_install(tmp_path: Path) -> None:
     root = experiment(tmp_path / "exp", processes=(2, 4))
-    blocked = "import sys; sys.modules['pycubexr'] = None; "
-    done = perfguard("model", root, prelude=blocked)
+    done = perfguard_without("pycubexr", "model", root)
     assert done.returncode == 2
     assert "pip install 'perfguard[cube]'" in done.stderr
     assert "Traceback" not in done.stderr

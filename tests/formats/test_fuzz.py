@@ -25,7 +25,7 @@ from guard.errors import PerfguardError
 from guard.formats import names, parse
 from guard.modeling.analytical import AnalyticalError, parse_analytical
 
-DATA = Path(__file__).parent / "data" / "formats"
+DATA = Path(__file__).parents[1] / "data" / "formats"
 EXAMPLES = int(os.environ.get("PERFGUARD_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(
     max_examples=EXAMPLES,

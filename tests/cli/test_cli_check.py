@@ -1,4 +1,4 @@
-"""``perfguard check`` end to end, as a real subprocess on real measurement files."""
+"""``perfguard check`` end to end on real measurement files (the CLI run in process)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from test_cli import perfguard
+from support import perfguard
 
-EXAMPLES = Path(__file__).parent.parent / "examples" / "check"
+EXAMPLES = Path(__file__).parents[2] / "examples" / "check"
 BASE, CAND = EXAMPLES / "base.json", EXAMPLES / "cand.json"
 
 

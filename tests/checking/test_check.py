@@ -224,7 +224,7 @@ def test_a_crossover_regression_fails_with_near_certainty():
     """Issue 15's case: as fast at small sizes, 1.3x slower at the top, n -> n^2."""
     from guard.formats import load
 
-    data = Path(__file__).parent / "data" / "gate"
+    data = Path(__file__).parents[1] / "data" / "gate"
     current, baseline = load(data / "crossover_cand.txt"), load(data / "crossover_base.txt")
     (v,) = check(current, baseline, CheckOptions()).verdicts
     assert (v.verdict, v.regression) == ("fail", True)

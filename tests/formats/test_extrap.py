@@ -1,22 +1,23 @@
-"""Extra-P importers and the native format: fixtures, errors, detection, round trips."""
+"""Extra-P's input formats (text, JSON, JSON lines, Talpas): fixtures, detection, errors
+naming file and line, round trips, fuzzing."""
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from readers import shared_point_sets
 
 from guard import formats
 from guard.errors import FormatError
 from guard.formats import extrap_text, native
-from guard.measurements import Kernel, MeasurementSet, Point, RunInfo
+from guard.measurements import Kernel, MeasurementSet, Point
 
-DATA = Path(__file__).parent / "data" / "formats"
+DATA = Path(__file__).parents[1] / "data" / "formats"
 
 
 def kernel(name: str, metric: str, *points: tuple[tuple[float, ...], tuple[float, ...]]) -> Kernel:
@@ -30,7 +31,10 @@ SORT_TIME = [
     (8000, (0.11, 0.105, 0.108)),
     (16000, (0.23, 0.231, 0.229)),
 ]
+
+
 MULTI_POINTS = [(2, 100), (4, 100), (2, 200), (4, 200)]
+
 
 EXPECTED: dict[str, tuple[str, MeasurementSet]] = {
     "extrap_text_one.txt": (
@@ -127,9 +131,6 @@ def write(tmp_path: Path, text: str, name: str = "bad.txt") -> Path:
     return path
 
 
-# --- fixtures -------------------------------------------------------------------------
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_fixture_parses_to_expected_set(name: str) -> None:
     got = formats.load(DATA / name)
@@ -181,9 +182,6 @@ def test_extrap_sniffers_reject_unrelated_text() -> None:
     ours = ["extrap-text", "extrap-json", "extrap-jsonl", "talpas"]
     for text in ("", "hello world\n", "[1, 2]\n", '{"a": 1}\n', "# only a comment\n"):
         assert [n for n in ours if formats._REGISTRY[n].sniff(text)] == [], text
-
-
-# --- Extra-P text: semantics --------------------------------------------------------------
 
 
 def parse_text(text: str) -> MeasurementSet:
@@ -283,9 +281,6 @@ def test_text_without_parameters_names_the_file(tmp_path: Path) -> None:
     assert str(info.value).startswith(f"{path}: ")
 
 
-# --- Extra-P text: writing ----------------------------------------------------------------
-
-
 def test_dumps_writes_one_points_line_and_blocks() -> None:
     mset = EXPECTED["extrap_text_multi.txt"][1]
     text = extrap_text.dumps(mset)
@@ -323,8 +318,6 @@ def test_dumps_refuses_names_the_format_cannot_hold(param: str, name: str, metri
     with pytest.raises(ValueError):
         extrap_text.dumps(mset)
 
-
-# --- JSON family: errors ------------------------------------------------------------------
 
 JSONL_ERRORS = [
     ('{"params": {"n": 1}, "value": 1}\n{"params": {"n": 2}, "value": \n', 2, "invalid JSON"),
@@ -462,9 +455,9 @@ def test_extrap_json_errors_name_file_and_element(
     assert fragment in str(info.value)
 
 
-# --- robustness: only FormatError escapes -------------------------------------------------
-
 JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5)
+
+
 JSON_VALUES = st.recursive(
     JSON_SCALARS,
     lambda inner: (
@@ -477,6 +470,8 @@ JSON_VALUES = st.recursive(
     ),
     max_leaves=12,
 )
+
+
 KEYS = [
     "parameters",
     "measurements",
@@ -492,7 +487,11 @@ KEYS = [
     "parameter_value_pairs",
     "coordinate_id",
 ]
+
+
 JSON_DOCS = st.dictionaries(st.sampled_from(KEYS), JSON_VALUES, max_size=6)
+
+
 TEXT_LINES = st.lists(
     st.tuples(
         st.sampled_from(["PARAMETER", "POINTS", "METRIC", "REGION", "DATA", "#", "foo", ""]),
@@ -532,103 +531,8 @@ def test_json_shaped_input_raises_only_format_errors(docs: list[dict[str, object
     only_format_errors(lines.replace(",", ";"), "talpas")
 
 
-# --- round trips --------------------------------------------------------------------------
-
-POSITIVE = st.floats(min_value=0.0, exclude_min=True, allow_nan=False, allow_infinity=False)
-PARAM_NAMES = st.lists(
-    st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True), min_size=1, max_size=3, unique=True
-)
-LINE_TEXT = (
-    st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=12)
-    .map(str.strip)
-    .filter(bool)
-)
-
-
-@st.composite
-def shared_point_sets(draw: st.DrawFn) -> MeasurementSet:
-    params = draw(PARAM_NAMES)
-    coords = draw(st.lists(st.tuples(*[POSITIVE] * len(params)), min_size=1, max_size=5))
-    keys = draw(st.lists(st.tuples(LINE_TEXT, LINE_TEXT), min_size=1, max_size=4, unique=True))
-    kernels = []
-    for name, metric in keys:
-        values = draw(
-            st.lists(
-                st.lists(POSITIVE, min_size=1, max_size=4),
-                min_size=len(coords),
-                max_size=len(coords),
-            )
-        )
-        kernels.append(
-            Kernel(
-                name, metric, tuple(Point(a, tuple(v)) for a, v in zip(coords, values, strict=True))
-            )
-        )
-    return MeasurementSet(tuple(params), tuple(kernels))
-
-
-@st.composite
-def native_sets(draw: st.DrawFn) -> MeasurementSet:
-    base = draw(shared_point_sets())
-    units = draw(
-        st.lists(
-            st.none() | st.sampled_from(["s", "B", "instr"]),
-            min_size=len(base.kernels),
-            max_size=len(base.kernels),
-        )
-    )
-    kernels = tuple(
-        Kernel(k.name, k.metric, k.points, u) for k, u in zip(base.kernels, units, strict=True)
-    )
-    run = RunInfo(
-        commit=draw(st.none() | st.from_regex(r"[0-9a-f]{7}", fullmatch=True)),
-        machine=draw(st.dictionaries(st.sampled_from(["cpu", "os"]), st.text(max_size=5))),
-    )
-    return MeasurementSet(base.parameters, kernels, run)
-
-
 @given(shared_point_sets())
 def test_extrap_text_round_trip_is_exact(mset: MeasurementSet) -> None:
     text = extrap_text.dumps(mset)
     assert formats.detect(text, "rt.txt") == "extrap-text"
     assert formats.parse(text, "rt.txt") == mset
-
-
-@given(native_sets())
-def test_native_round_trip_is_exact(mset: MeasurementSet) -> None:
-    text = native.dumps(mset)
-    assert formats.detect(text, "rt.json") == "perfguard"
-    assert formats.parse(text, "rt.json") == mset
-
-
-@pytest.mark.parametrize(
-    "head",
-    ['{"schema": "perfguard/measurements@1", "x": ', '{"parameters": ["p"], "measurements": '],
-)
-def test_deeply_nested_json_is_a_format_error(tmp_path: Path, head: str) -> None:
-    path = tmp_path / "deep.json"
-    path.write_text(head + "[" * 100_000)
-    with pytest.raises(FormatError, match="nested too deeply"):
-        formats.load(path)
-
-
-# --- native: repetitions ------------------------------------------------------------------
-
-
-def native_values(values: str) -> str:
-    return (
-        '{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": '
-        '[{"name": "k", "points": [{"at": {"n": 1}, "values": ' + values + "}]}]}"
-    )
-
-
-def test_native_values_keep_null_as_nan_and_refuse_other_types() -> None:
-    (point,) = formats.parse(native_values("[1, 2.5, null]"), "m.json").kernels[0].points
-    assert point.values[:2] == (1.0, 2.5) and math.isnan(point.values[2])
-    for bad, message in [
-        ("[1.0, true]", "kernels[0].points[0].values[1]: expected a number, got true"),
-        ('[1.0, "2"]', 'kernels[0].points[0].values[1]: expected a number, got "2"'),
-        ("[1" + "0" * 400 + "]", "kernels[0].points[0].values[0]: number 1000"),
-    ]:
-        with pytest.raises(FormatError, match=re.escape(message)):
-            formats.parse(native_values(bad), "m.json")

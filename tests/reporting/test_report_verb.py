@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_cli import perfguard
+from support import perfguard
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "check"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "check"
 
 
 def test_report_prints_the_table_and_writes_the_markdown_check_did(tmp_path):

@@ -1,8 +1,7 @@
-"""``perfguard predict`` end to end, as real subprocesses, plus its pure helpers.
+"""``perfguard predict`` end to end, plus its pure helpers.
 
-The ``runs`` fixture runs every subprocess of this module side by side, a few at a time:
-importing scikit-learn and training the hybrid model (200 trees, 5 folds) take about two
-seconds per process, and the tests only read the results.
+The ``runs`` fixture runs every command of this module once (training the hybrid model,
+200 trees and 5 folds, takes about a second a run), and the tests only read the results.
 """
 
 from __future__ import annotations
@@ -12,14 +11,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
-from test_cli import perfguard
+from support import Ran, perfguard, perfguard_process
 
 from guard.config import parse_range
 from guard.errors import UsageError
@@ -172,28 +170,30 @@ def without_sklearn(root: Path) -> subprocess.CompletedProcess[str]:
     """perfguard predict with a scikit-learn that fails to import, first on PYTHONPATH."""
     path = os.pathsep.join(filter(None, [str(root / "fake"), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "COLUMNS": "200", "PYTHONPATH": path}
-    return subprocess.run(
-        [sys.executable, "-m", "guard.cli", "predict", "m.json", "--at", "n=8,b=1"],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        timeout=120,
-        env=env,
-    )
+    return perfguard_process("predict", "m.json", "--at", "n=8,b=1", cwd=root, env=env)
 
 
 @pytest.fixture(scope="module")
-def runs(project) -> dict[str, subprocess.CompletedProcess[str]]:
+def runs(project) -> dict[str, Ran | subprocess.CompletedProcess[str]]:
+    """Every run of this module, once: the tests only read the results.
+
+    Two need a fresh interpreter: one without scikit-learn, and the second JSON run, so
+    "byte-identical" holds across processes (other hash seeds), not only within one.
+    """
     jobs = predict_jobs(project)
-    with ThreadPoolExecutor(max_workers=(os.cpu_count() or 2) + 1) as pool:
-        futures = {
-            name: pool.submit(perfguard, *args, cwd=cwd) for name, (args, cwd) in jobs.items()
+    again, cwd = jobs.pop("json again")
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the processes run while these do
+        fresh = {
+            "json again": pool.submit(perfguard_process, *again, cwd=cwd),
+            "no sklearn": pool.submit(without_sklearn, project),
         }
-        futures["no sklearn"] = pool.submit(without_sklearn, project)
-        return {name: future.result() for name, future in futures.items()}
+        done: dict[str, Ran | subprocess.CompletedProcess[str]] = {
+            name: perfguard(*args, cwd=cwd) for name, (args, cwd) in jobs.items()
+        }
+        return done | {name: future.result() for name, future in fresh.items()}
 
 
-def predictions(run: subprocess.CompletedProcess[str]) -> dict:
+def predictions(run: Ran | subprocess.CompletedProcess[str]) -> dict:
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 

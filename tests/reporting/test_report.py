@@ -3,7 +3,7 @@
 Golden files live in tests/data/report/. After an intended change to the report,
 regenerate them and review the diff:
 
-    PERFGUARD_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_report.py
+    PERFGUARD_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/reporting/test_report.py
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from guard.reporting.markdown import (
     render_report,
 )
 
-GOLDEN = Path(__file__).parent / "data" / "report"
+GOLDEN = Path(__file__).parents[1] / "data" / "report"
 UPDATE = os.environ.get("PERFGUARD_UPDATE_GOLDEN") == "1"
 SIZES = (256, 512, 1024, 2048, 4096, 8192)
 PATTERN = (1.0, 1.01, 0.99, 1.005, 0.995)  # deterministic "noise": +-1% at noise=0.01

@@ -19,8 +19,8 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-ROOT = Path(__file__).resolve().parents[1]
-EVENT = Path(__file__).parent / "data" / "github" / "workflow_run_fork.json"
+ROOT = Path(__file__).resolve().parents[2]
+EVENT = Path(__file__).parents[1] / "data" / "github" / "workflow_run_fork.json"
 HEAD = "9" * 40
 TOKEN = "ghs_publish-token-never-printed-456"
 OWN = "/repos/octo/widget/issues/7/comments"

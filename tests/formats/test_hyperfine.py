@@ -1,0 +1,191 @@
+"""hyperfine's JSON: parameter scans and lists, commands as kernels, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from readers import (
+    DATA,
+    FIXTURE_KERNELS,
+    all_values,
+    assert_cli_names_file_and_line,
+    points,
+    raw,
+    values,
+    write,
+)
+
+from guard import formats
+from guard.errors import FormatError
+from guard.measurements import MeasurementSet
+
+
+def test_hyperfine_parameter_scan() -> None:
+    mset = formats.load(DATA / "hyperfine_scan.json")
+    assert mset.parameters == ("n",)
+    assert points(mset, "sort -n data_{n}.txt") == [(1000.0 * k,) for k in range(1, 7)]
+    first = (0.003452129059, 0.00364684049, 0.003899435405, 0.003729887548, 0.003366991594)
+    assert values(mset, "sort -n data_{n}.txt", (1000,)) == first
+    assert values(mset, "sort -n data_{n}.txt", (6000,))[-1] == 0.02028205003
+    assert all_values(mset) == sorted(
+        t for r in raw("hyperfine_scan.json")["results"] for t in r["times"]
+    )
+    assert mset.run.commit is None and dict(mset.run.machine) == {}
+
+
+def test_hyperfine_parameter_list_with_a_text_parameter() -> None:
+    mset = formats.load(DATA / "hyperfine_list.json")
+    assert mset.parameters == ("n",)
+    sizes = [(1000.0,), (2000.0,), (4000.0,), (8000.0,), (16000.0,)]
+    for name, _ in FIXTURE_KERNELS["hyperfine_list.json"]:
+        assert points(mset, name) == sizes
+    assert values(mset, "./sorter --size {n} [impl=merge]", (1000,)) == (
+        0.002064974044,
+        0.002193734397,
+        0.002063971605,
+    )
+    assert values(mset, "python3 sorter.py --algo quick --size {n}", (16000,)) == (
+        0.6082526392,
+        0.5959001328,
+        0.6207453957,
+    )
+    assert all_values(mset) == sorted(
+        t for r in raw("hyperfine_list.json")["results"] for t in r["times"]
+    )
+
+
+def hf_text(*rows: str) -> str:
+    """A hyperfine file whose results[i] starts on line 3 + (lines before it)."""
+    return '{\n "results": [\n' + ",\n".join(rows) + "\n ]\n}\n"
+
+
+def hf_row(command: str, parameters: object, times: object = (1.0, 1.5), **extra: object) -> str:
+    row = {"command": command, "mean": 1.25, "times": times, "parameters": parameters, **extra}
+    return "  " + json.dumps(row)
+
+
+def parse_hyperfine(*rows: str) -> MeasurementSet:
+    return formats.parse(hf_text(*rows), "h.json", "hyperfine")
+
+
+def test_hyperfine_values_that_occur_by_coincidence_stay() -> None:
+    mset = parse_hyperfine(
+        *(hf_row(f"./bench --size {n} --threads 1", {"n": str(n)}) for n in (1, 2, 10))
+    )
+    assert [k.name for k in mset.kernels] == ["./bench --size {n} --threads 1"]
+    assert points(mset, mset.kernels[0].name) == [(1.0,), (2.0,), (10.0,)]
+
+
+def test_hyperfine_digits_inside_other_numbers_are_not_parameters() -> None:
+    mset = parse_hyperfine(
+        hf_row("sleep 0.1; cat f_10.txt | head -1", {"n": "1"}),
+        hf_row("sleep 0.1; cat f_10.txt | head -10", {"n": "10"}),
+        hf_row("sleep 0.1; cat f_10.txt | head -0.5", {"n": "0.5"}),
+    )
+    assert [k.name for k in mset.kernels] == ["sleep 0.1; cat f_10.txt | head -{n}"]
+
+
+def test_hyperfine_two_numeric_parameters_and_numbers_as_json() -> None:
+    mset = parse_hyperfine(
+        hf_row("mm 64 8", {"m": "8", "n": "64"}),
+        hf_row("mm 64 64", {"m": 64, "n": 64}),
+        hf_row("mm 128 8", {"m": "8", "n": "128"}),
+    )
+    assert mset.parameters == ("m", "n")
+    assert [k.name for k in mset.kernels] == ["mm {n} {m}"]
+    assert points(mset, "mm {n} {m}") == [(8.0, 64.0), (64.0, 64.0), (8.0, 128.0)]
+
+
+def test_hyperfine_text_parameters_label_kernels_only_when_needed() -> None:
+    rows = [
+        hf_row(f"./{impl}-sort {n}", {"impl": impl, "n": str(n)})
+        for impl in ("gnu", "busybox")
+        for n in (10, 20)
+    ]
+    assert [k.name for k in parse_hyperfine(*rows).kernels] == [
+        "./gnu-sort {n}",
+        "./busybox-sort {n}",
+    ]
+    rows = [
+        hf_row(f"./sort {n}", {"impl": impl, "n": str(n), "opt": "O2"})
+        for impl in ("gnu", "busybox")
+        for n in (10, 20)
+    ]
+    assert [k.name for k in parse_hyperfine(*rows).kernels] == [
+        "./sort {n} [impl=gnu,opt=O2]",
+        "./sort {n} [impl=busybox,opt=O2]",
+    ]
+
+
+def test_hyperfine_command_names_without_the_value_share_a_kernel() -> None:
+    mset = parse_hyperfine(*(hf_row("sort", {"n": str(n)}) for n in (10, 20, 40)))
+    assert [k.name for k in mset.kernels] == ["sort"]
+    assert len(mset.kernels[0].points) == 3
+
+
+def test_hyperfine_without_times_uses_the_mean() -> None:
+    mset = parse_hyperfine(
+        '  {"command": "sort 10", "mean": 0.25, "parameters": {"n": "10"}}',
+        '  {"command": "sort 20", "mean": 0.5, "times": null, "parameters": {"n": "20"}}',
+    )
+    assert [p.values for p in mset.kernels[0].points] == [(0.25,), (0.5,)]
+
+
+HYPERFINE_ERRORS = [
+    (
+        [hf_row("sort 1", {"n": "1"}), '  {"command": "sort", "mean": 1.0, "times": [1.0]}'],
+        4,
+        'results[1]: no "parameters"; run hyperfine with --parameter-scan or -L',
+    ),
+    (
+        [
+            hf_row("sort 1", {"n": "1"}),
+            hf_row("sort 2", {"n": "2"}),
+            '  {"command": "sort big",\n   "times": [1.0],\n   "parameters": {\n'
+            '    "n": "big"\n   }\n  }',
+        ],
+        8,
+        'results[2].parameters.n: expected a number, got "big" (results[0] has a number)',
+    ),
+    (
+        [hf_row("sort 1", {"n": "1"}, [1.0, None])],
+        3,
+        "results[0].times[1]: expected a number, got null",
+    ),
+    (
+        [hf_row("sort 1", {"n": "1"}), hf_row("sort 2", {"k": "2"})],
+        4,
+        "results[1].parameters: names k but results[0] names n",
+    ),
+    (
+        [hf_row("sort-a", {"impl": "a"}), hf_row("sort-b", {"impl": "b"})],
+        3,
+        "results[0].parameters: no parameter is a number",
+    ),
+    (
+        [hf_row("sort 1", {"n": ["1"]})],
+        3,
+        'results[0].parameters.n: expected a string, got ["1"]',
+    ),
+    (['  {"mean": 1.0, "parameters": {"n": "1"}}'], 3, 'results[0]: missing "command"'),
+    (['  {"command": "s 1", "parameters": {"n": "1"}}'], 3, 'results[0]: missing "mean"'),
+    ([], 2, "results: no results"),
+]
+
+
+@pytest.mark.parametrize(("rows", "line", "fragment"), HYPERFINE_ERRORS)
+def test_hyperfine_errors_name_file_and_line(
+    tmp_path: Path, rows: list[str], line: int, fragment: str
+) -> None:
+    path = write(tmp_path, hf_text(*rows))
+    with pytest.raises(FormatError) as info:
+        formats.load(path, "hyperfine")
+    assert str(info.value).startswith(f"{path}:{line}: ")
+    assert fragment in str(info.value)
+    assert info.value.line == line
+
+
+def test_cli_bad_file_is_one_line_with_file_and_line(tmp_path: Path) -> None:
+    assert_cli_names_file_and_line(tmp_path, hf_text(*HYPERFINE_ERRORS[1][0]), 8)

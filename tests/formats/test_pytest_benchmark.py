@@ -1,0 +1,228 @@
+"""pytest-benchmark's JSON: values, parameters, run info and errors naming file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from readers import DATA, all_values, assert_cli_names_file_and_line, points, raw, values, write
+
+from guard import formats
+from guard.errors import FormatError
+from guard.measurements import MeasurementSet
+
+SIZES = [256.0, 512.0, 1024.0, 2048.0, 4096.0, 8192.0]
+
+
+def test_pytest_benchmark_with_data() -> None:
+    mset = formats.load(DATA / "pytest_benchmark.json")
+    assert mset.parameters == ("n",)
+    for kernel in mset.kernels:
+        assert [p.at for p in kernel.points] == [(n,) for n in SIZES]
+        assert {len(p.values) for p in kernel.points} == ({7} if kernel.name == "test_sum" else {5})
+    assert values(mset, "test_sort[kind=list]", (256,)) == (
+        8.664e-05,
+        8.427e-05,
+        8.984e-05,
+        8.217e-05,
+        8.538e-05,
+    )
+    assert values(mset, "test_sort[kind=list]", (8192,)) == (
+        0.004575,
+        0.004344,
+        0.004684,
+        0.004531,
+        0.004407,
+    )
+    assert values(mset, "test_sum", (256,))[:3] == (8.152e-06, 8.347e-06, 8.427e-06)
+    doc = raw("pytest_benchmark.json")
+    assert all_values(mset) == sorted(v for b in doc["benchmarks"] for v in b["stats"]["data"])
+
+
+def test_pytest_benchmark_run_info() -> None:
+    run = formats.load(DATA / "pytest_benchmark.json").run
+    assert run.commit == "9c1f2e7a4b5d6e8f0a1b2c3d4e5f60718293a4b5"
+    assert run.branch == "main"
+    assert run.started == "2024-01-15T09:25:02.481503+00:00"
+    assert dict(run.machine) == {
+        "node": "ci-runner-7",
+        "processor": "x86_64",
+        "machine": "x86_64",
+        "python_version": "3.11.6",
+        "cpu": "Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz",
+    }
+
+
+def test_pytest_benchmark_without_data_uses_the_median() -> None:
+    mset = formats.load(DATA / "pytest_benchmark_nodata.json")
+    medians = [1.693e-06, 1.944e-06, 2.134e-06, 2.378e-06, 2.56e-06, 2.747e-06]
+    assert [p.values for p in mset.kernel("test_bisect", "time").points] == [(m,) for m in medians]
+    assert points(mset, "test_sorted") == [(n,) for n in SIZES]
+    assert values(mset, "test_sorted", (8192,)) == (0.005403,)
+
+
+def pytest_text(*rows: str) -> str:
+    """A pytest-benchmark file whose benchmarks[i] starts on line 5 + (lines before it)."""
+    return (
+        '{\n "machine_info": {},\n "commit_info": {},\n "benchmarks": [\n'
+        + ",\n".join(rows)
+        + "\n ]\n}\n"
+    )
+
+
+def pb_row(name: str, params: object, stats: str = '{"median": 1.5, "data": [1.0, 2.0]}') -> str:
+    return f'  {{"name": "{name}", "params": {json.dumps(params)}, "stats": {stats}}}'
+
+
+def parse_pytest(*rows: str) -> MeasurementSet:
+    return formats.parse(pytest_text(*rows), "b.json", "pytest-benchmark")
+
+
+def test_pytest_several_numeric_and_text_params() -> None:
+    mset = parse_pytest(
+        pb_row("test_mm[a-64-8-True]", {"algo": "a", "n": 64, "m": 8, "fast": True}),
+        pb_row("test_mm[a-128-8-True]", {"m": 8, "n": 128, "algo": "a", "fast": True}),
+        pb_row("test_mm[b-64-4.5-None]", {"algo": "b", "n": 64, "m": 4.5, "fast": None}),
+    )
+    assert mset.parameters == ("n", "m")
+    assert [k.name for k in mset.kernels] == [
+        "test_mm[algo=a,fast=true]",
+        "test_mm[algo=b,fast=null]",
+    ]
+    assert points(mset, "test_mm[algo=a,fast=true]") == [(64.0, 8.0), (128.0, 8.0)]
+    assert points(mset, "test_mm[algo=b,fast=null]") == [(64.0, 4.5)]
+
+
+def test_pytest_sniffer_ignores_other_benchmark_lists() -> None:
+    assert formats.detect(pytest_text(pb_row("t[1]", {"n": 1})), "b.json") == "pytest-benchmark"
+    with pytest.raises(FormatError, match="cannot tell the format"):
+        formats.detect('{"benchmarks": [{"name": "t[1]"}]}', "b.json")
+
+
+def test_pytest_run_info_tolerates_missing_or_odd_metadata() -> None:
+    text = json.dumps(
+        {
+            "machine_info": {"node": 3, "cpu": {"brand": "Old CPU"}},
+            "commit_info": [],
+            "benchmarks": [{"name": "t[1]", "params": {"n": 1}, "stats": {"median": 2.0}}],
+            "datetime": 17,
+        }
+    )
+    run = formats.parse(text, "b.json").run
+    assert (run.commit, run.branch, run.started) == (None, None, None)
+    assert dict(run.machine) == {"cpu": "Old CPU"}
+
+
+PYTEST_ERRORS = [
+    (
+        [
+            pb_row("test_sort[256]", {"n": 256}),
+            '  {"name": "test_sort[big]",\n   "params": {\n    "n": "big"\n   },\n'
+            '   "stats": {"median": 1.0}}',
+        ],
+        8,
+        'benchmarks[1].params.n: expected a number, got "big"',
+    ),
+    (
+        [pb_row("test_sort[256]", {"n": 256}), pb_row("test_startup", None)],
+        6,
+        "benchmarks[1]: test_startup is not parametrized",
+    ),
+    (
+        [pb_row("test_sort[256]", {"n": 256}), pb_row("test_sort[512-4]", {"n": 512, "m": 4})],
+        6,
+        "benchmarks[1].params.m: test_sort[512-4] has the numeric parameter m, but "
+        "benchmarks[0] has only n",
+    ),
+    (
+        [pb_row("test_sort[256]", {"n": 256}), pb_row("test_sort[list]", {"kind": "list"})],
+        6,
+        "benchmarks[1].params: test_sort[list] has no n, but benchmarks[0] has",
+    ),
+    (
+        [pb_row("test_sort[list]", {"kind": "list"})],
+        5,
+        "benchmarks[0].params: test_sort[list] has no numeric parameter",
+    ),
+    (
+        [
+            pb_row("test_sort[256]", {"n": 256}),
+            '  {"name": "test_sort[512]", "params": {"n": 512}, "stats": {\n    "median": 1.0,\n'
+            '    "data": [\n     1.0,\n     "x"\n    ]}}',
+        ],
+        10,
+        'benchmarks[1].stats.data[1]: expected a number, got "x"',
+    ),
+    (
+        [pb_row("t[1]", {"n": 1}, '{"mean": 1.0}')],
+        5,
+        'benchmarks[0].stats: missing "median"',
+    ),
+    (
+        [pb_row("t[1]", {"n": 1}, '{"median": 1.0, "data": 3}')],
+        5,
+        "benchmarks[0].stats.data: expected a list, got 3",
+    ),
+    (
+        [pb_row("t[1]", {"n": 1}, '{"median": 1.0, "data": [1.0, 2, true]}')],
+        5,
+        "benchmarks[0].stats.data[2]: expected a number, got true",
+    ),
+    (
+        [pb_row("t[1]", {"n": 1}, '{"median": 1.0, "data": [1.0, 1' + "0" * 400 + "]}")],
+        5,
+        "benchmarks[0].stats.data[1]: number 1000",
+    ),
+    (['  {"name": "t[1]", "params": {"n": 1}}'], 5, 'benchmarks[0]: missing "stats"'),
+    (
+        [pb_row("test_sort[256]", {"n": 256}), pb_row("test_sort[256]", {"n": 256})],
+        6,
+        "test_sort at n=256 is already measured by benchmarks[0]",
+    ),
+    ([pb_row("t[1]", {"n": 1}), '  "t[2]"'], 6, 'benchmarks[1]: expected an object, got "t[2]"'),
+    (
+        ['  {"name": 7, "params": {"n": 1}}'],
+        5,
+        "benchmarks[0].name: expected a non-empty string, got 7",
+    ),
+    (
+        ['  {"name": "t[1]", "params": [1]}'],
+        5,
+        "benchmarks[0].params: expected an object, got [1]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rows", "line", "fragment"), PYTEST_ERRORS)
+def test_pytest_errors_name_file_and_line(
+    tmp_path: Path, rows: list[str], line: int, fragment: str
+) -> None:
+    path = write(tmp_path, pytest_text(*rows))
+    with pytest.raises(FormatError) as info:
+        formats.load(path, "pytest-benchmark")
+    assert str(info.value).startswith(f"{path}:{line}: ")
+    assert fragment in str(info.value)
+    assert info.value.line == line
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "fragment"),
+    [
+        ('{\n "machine_info": {},\n "benchmarks": {}\n}\n', 3, "benchmarks: expected a list"),
+        ('{\n "machine_info": {},\n "benchmarks": []\n}\n', 3, "benchmarks: no benchmarks"),
+        ('{\n "machine_info": {}\n}\n', 1, 'document: missing "benchmarks"'),
+        ('{\n "benchmarks": [\n  {"name": "a"},\n ]\n}\n', 4, "invalid JSON"),
+        ("[1, 2]\n", 1, "document: expected an object, got [1, 2]"),
+    ],
+)
+def test_pytest_document_errors(tmp_path: Path, text: str, line: int, fragment: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(FormatError) as info:
+        formats.load(path, "pytest-benchmark")
+    assert str(info.value).startswith(f"{path}:{line}: ")
+    assert fragment in str(info.value)
+
+
+def test_cli_bad_file_is_one_line_with_file_and_line(tmp_path: Path) -> None:
+    assert_cli_names_file_and_line(tmp_path, pytest_text(*PYTEST_ERRORS[0][0]), 8)
