@@ -6,7 +6,8 @@ code, stdout and stderr. It reproduces what differs from a fresh interpreter whe
 can see it: a 200-column environment, the working folder, Python's default warning filters
 (a warning is printed on stderr, not raised as pytest's ``error`` filter would), an
 unexpected exception printed as a traceback with exit code 1, and the logging a process
-without handlers prints on stderr.
+without handlers prints on stderr, and modules a run imports from a project folder are
+forgotten afterwards.
 
 ``perfguard_process(...)`` is the real thing, ``python -m guard.cli``: for tests whose
 subject is the process itself (start-up imports, signals, what a child's environment
@@ -52,6 +53,7 @@ def perfguard(
 
     argv = [str(arg) for arg in args]
     runner = CliRunner()
+    modules = set(sys.modules)
     with (
         runner.isolation(env={"COLUMNS": COLUMNS, **(env or {})}) as (out, err, _),
         _working_folder(cwd),
@@ -64,6 +66,8 @@ def perfguard(
         except Exception:
             traceback.print_exc()
             code = 1
+        finally:
+            _forget_user_modules(modules)
         sys.stdout.flush()
         sys.stderr.flush()
         return Ran(argv, code, _text(out), _text(err))
@@ -82,6 +86,16 @@ def perfguard_process(
         timeout=120,
         env=environ,
     )
+
+
+def _forget_user_modules(before: set[str]) -> None:
+    """Drop modules the run imported from a project folder (a benchmark's ``module:function``):
+    the next run, like a new process, imports its own ``benches.py``, not this one's."""
+    installed = (sys.prefix, sys.base_prefix, str(ROOT / "guard"))
+    for name in set(sys.modules) - before:
+        path = getattr(sys.modules[name], "__file__", None) or ""
+        if path and not path.startswith(installed):
+            del sys.modules[name]
 
 
 def _text(stream: object) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
+from support import Ran, perfguard
 from werkzeug import Request, Response
 
 from guard.history import History
@@ -39,10 +40,8 @@ def project(tmp_path: Path, quadratic_power: float) -> Path:
     return config
 
 
-def ci(tmp_path: Path, httpserver: HTTPServer, *args: str) -> subprocess.CompletedProcess[str]:
+def ci(tmp_path: Path, httpserver: HTTPServer, *args: str) -> Ran:
     env = {
-        **os.environ,
-        "COLUMNS": "200",
         "GITHUB_ACTIONS": "true",
         "GITHUB_EVENT_NAME": "pull_request",
         "GITHUB_EVENT_PATH": str(DATA / "pull_request_same_repo.json"),
@@ -53,14 +52,7 @@ def ci(tmp_path: Path, httpserver: HTTPServer, *args: str) -> subprocess.Complet
         "GITHUB_OUTPUT": str(tmp_path / "output.txt"),
         "GITHUB_TOKEN": TOKEN,
     }
-    return subprocess.run(
-        [PY, "-m", "guard.cli", "ci", "-c", "perfguard.yml", *args],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    return perfguard("ci", "-c", "perfguard.yml", *args, cwd=tmp_path, env=env)
 
 
 def comment(id_: int, body: str) -> dict:
@@ -167,6 +159,12 @@ def git(folder: Path, *args: str) -> None:
     )
 
 
+def outside_actions(tmp_path: Path, *args: str) -> Ran:
+    """perfguard ci as on a developer's machine: no GITHUB_* variable at all."""
+    unset = {name: None for name in os.environ if name.startswith("GITHUB_")}
+    return perfguard("ci", "-c", "perfguard.yml", *args, cwd=tmp_path, env=unset)
+
+
 def test_same_runner_ab_measures_the_base_commit_in_a_worktree(tmp_path: Path) -> None:
     # base commit: dedupe linear; head commit: dedupe quadratic -> a class regression
     project(tmp_path, 1.0)
@@ -175,16 +173,8 @@ def test_same_runner_ab_measures_the_base_commit_in_a_worktree(tmp_path: Path) -
     git(tmp_path, "commit", "-qm", "base")
     project(tmp_path, 2.0)
     git(tmp_path, "commit", "-qam", "head")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    done = subprocess.run(
-        [PY, "-m", "guard.cli", "ci", "-c", "perfguard.yml", "--baseline-commit", "HEAD~1"]
-        + ["--comment", "never", "--no-store", "--fail-on", "regression"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={**env, "COLUMNS": "200"},
-        timeout=120,
-    )
+    args = ["--baseline-commit", "HEAD~1", "--comment", "never", "--no-store"]
+    done = outside_actions(tmp_path, *args, "--fail-on", "regression")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "HEAD~1 measured in this job (same runner)" in done.stdout
     verdicts = json.loads((tmp_path / ".perfguard/report/verdicts.json").read_text())
@@ -201,16 +191,7 @@ def test_a_baseline_commit_that_is_no_commit_is_refused(tmp_path: Path, ref: str
     git(tmp_path, "init", "-q", "-b", "main")
     git(tmp_path, "add", ".")
     git(tmp_path, "commit", "-qm", "base")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    done = subprocess.run(
-        [PY, "-m", "guard.cli", "ci", "-c", "perfguard.yml", f"--baseline-commit={ref}"]
-        + ["--comment", "never", "--no-store"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    done = outside_actions(tmp_path, f"--baseline-commit={ref}", "--comment", "never", "--no-store")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     listed = subprocess.run(["git", "worktree", "list"], cwd=tmp_path, capture_output=True)

@@ -10,16 +10,13 @@ again from the validated verdicts, and comments on that pull request only.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
+from support import Ran, perfguard
 from werkzeug import Request, Response
 
-ROOT = Path(__file__).resolve().parents[2]
 EVENT = Path(__file__).parents[1] / "data" / "github" / "workflow_run_fork.json"
 HEAD = "9" * 40
 TOKEN = "ghs_publish-token-never-printed-456"
@@ -32,18 +29,10 @@ def pull(number: int, sha: str, repo: str) -> dict:
 
 
 @pytest.fixture
-def verdicts() -> dict:
-    """A real check's verdicts@1 document (the bundled example, one failing kernel)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "guard.cli", "check", "examples/check/cand.json"]
-        + ["-c", "examples/check/perfguard.yml", "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 1, done.stderr
-    return json.loads(done.stdout)
+def verdicts(example_check: Ran) -> dict:
+    """A real check's verdicts@1 document, fresh for each test (tests make it hostile)."""
+    assert example_check.returncode == 1, example_check.stderr
+    return json.loads(example_check.stdout)
 
 
 def artifact(tmp_path: Path, verdicts: dict, pr: object = None) -> Path:
@@ -56,9 +45,8 @@ def artifact(tmp_path: Path, verdicts: dict, pr: object = None) -> Path:
     return folder
 
 
-def publish(folder: Path, server: HTTPServer) -> subprocess.CompletedProcess[str]:
+def publish(folder: Path, server: HTTPServer) -> Ran:
     env = {
-        **os.environ,
         "GITHUB_ACTIONS": "true",
         "GITHUB_EVENT_NAME": "workflow_run",
         "GITHUB_EVENT_PATH": str(EVENT),
@@ -67,13 +55,7 @@ def publish(folder: Path, server: HTTPServer) -> subprocess.CompletedProcess[str
         "GITHUB_API_URL": server.url_for("").rstrip("/"),
         "GITHUB_TOKEN": TOKEN,
     }
-    return subprocess.run(
-        [sys.executable, "-m", "guard.cli", "ci", "--publish", str(folder)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    return perfguard("ci", "--publish", folder, cwd=folder.parent, env=env)
 
 
 def github(server: HTTPServer, posted: dict[str, list[str]]) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import DATA, EXAMPLES, perfguard, perfguard_process
+from support import DATA, EXAMPLES, Ran, perfguard, perfguard_process
 
 EXAMPLE = EXAMPLES / "python-kernels.json"
 MODEL_KEYS = {
@@ -34,8 +34,8 @@ def write_text_file(
     return path
 
 
-def test_json_follows_models_contract(tmp_path: Path) -> None:
-    result = perfguard("model", EXAMPLE, "--json", cwd=tmp_path)
+def test_json_follows_models_contract(example_models: Ran) -> None:
+    result = example_models
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["schema"] == "perfguard/models@1"
@@ -69,8 +69,8 @@ def test_json_follows_models_contract(tmp_path: Path) -> None:
     assert by_name["pair_loop"]["complexity"] == "O(n^2)"
 
 
-def test_output_is_deterministic(tmp_path: Path) -> None:
-    first = perfguard("model", EXAMPLE, "--json").stdout
+def test_output_is_deterministic(example_models: Ran) -> None:
+    first = example_models.stdout
     second = perfguard_process("model", EXAMPLE, "--json").stdout  # another hash seed
     assert first == second and first
 

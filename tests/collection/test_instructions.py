@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import Ran, perfguard
 
 from guard.collection.counters import CounterChoice, read_dump_total
 from guard.collection.executors import CallableExecutor, CommandExecutor, ExecutionError
@@ -217,15 +217,8 @@ def write_project(tmp_path: Path, run: str = "") -> Path:
     return config
 
 
-def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None):
-    return subprocess.run(
-        [PY, "-m", "guard.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
+def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Ran:
+    return perfguard(*args, cwd=cwd, env=env)
 
 
 @needs_valgrind

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support import perfguard
+
 BENCHMARKS = """
 import pytest
 
@@ -35,8 +37,11 @@ ROUNDS = 1100
 
 
 def python(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200"}
-    env.pop("PYTEST_ADDOPTS", None)  # the outer run's options are not the inner run's
+    # The outer run's options and xdist worker are not the inner run's (pytest-benchmark
+    # turns itself off when it sees PYTEST_XDIST_WORKER).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST_")}
+    env.pop("PYTEST_ADDOPTS", None)
+    env["COLUMNS"] = "200"
     return subprocess.run(
         [sys.executable, *map(str, args)],
         cwd=cwd,
@@ -68,14 +73,12 @@ def test_live_pytest_benchmark_json_is_modelled_and_checked(tmp_path: Path) -> N
     assert len(doc["benchmarks"]) == 18
     assert all(len(b["stats"]["data"]) >= ROUNDS for b in doc["benchmarks"])
 
-    model = python("-m", "guard.cli", "model", out, "--json", cwd=tmp_path)
+    model = perfguard("model", out, "--json", cwd=tmp_path)
     assert model.returncode == 0, model.stderr
     models = json.loads(model.stdout)["models"]
     assert {m["kernel"] for m in models} == KERNELS
 
-    check = python(
-        "-m", "guard.cli", "check", out, "--expect", "*=<= n log n", "--json", cwd=tmp_path
-    )
+    check = perfguard("check", out, "--expect", "*=<= n log n", "--json", cwd=tmp_path)
     assert "Traceback" not in check.stderr
     verdicts = json.loads(check.stdout)
     assert check.returncode == (1 if verdicts["status"] == "fail" else 0), check.stderr

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from rich.console import Console
+from support import perfguard
 
 from guard.history import TimelineRow
 from guard.measurements import Kernel, MeasurementSet, Point
@@ -37,16 +36,7 @@ HEADERS = {
 
 
 def cli(width: int, *args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
-    env["COLUMNS"] = str(width)
-    done = subprocess.run(
-        [sys.executable, "-m", "guard.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    done = perfguard(*args, cwd=ROOT, env={"COLUMNS": str(width), "GITHUB_ACTIONS": None})
     assert done.returncode in (0, 1), done.stderr
     return done.stdout
 
