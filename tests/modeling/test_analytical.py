@@ -17,7 +17,7 @@ from guard.modeling.analytical import (
     departure,
     parse_analytical,
 )
-from guard.reporting.markdown import analytical_facts
+from guard.app.departures import departure_lines as analytical_facts
 
 PARAMS = ("n", "bx")
 
