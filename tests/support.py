@@ -17,6 +17,7 @@ holds, determinism across interpreters with different hash seeds).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import os
 import subprocess
@@ -52,10 +53,10 @@ def perfguard(
     from guard.cli import main
 
     argv = [str(arg) for arg in args]
-    runner = CliRunner()
+    runner = _runner()
     modules = set(sys.modules)
     with (
-        runner.isolation(env={"COLUMNS": COLUMNS, **(env or {})}) as (out, err, _),
+        runner.isolation(env={"COLUMNS": COLUMNS, **(env or {})}) as streams,
         _working_folder(cwd),
         _as_a_fresh_interpreter(),
     ):
@@ -70,7 +71,7 @@ def perfguard(
             _forget_user_modules(modules)
         sys.stdout.flush()
         sys.stderr.flush()
-        return Ran(argv, code, _text(out), _text(err))
+        return Ran(argv, code, _text(streams[0]), _text(streams[1]))
 
 
 def perfguard_process(
@@ -86,6 +87,14 @@ def perfguard_process(
         timeout=120,
         env=environ,
     )
+
+
+def _runner() -> CliRunner:
+    """Separate stdout and stderr: the default of typer's own runner, an option of click 8.1's
+    (typer before 0.23 used click's)."""
+    if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters:
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    return CliRunner()
 
 
 def _forget_user_modules(before: set[str]) -> None:
