@@ -5,14 +5,13 @@ from __future__ import annotations
 import io
 import json
 import struct
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 from numpy.lib import format as npy
+from support import perfguard
 
 from guard import formats
 from guard.errors import FormatError
@@ -84,12 +83,7 @@ def test_kept_values_are_the_repetitions(tmp_path: Path) -> None:
 
 def test_model_reads_an_experiment(tmp_path: Path) -> None:
     write_experiment(tmp_path / "e.extra-p", keep_values=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "guard.cli", "model", str(tmp_path / "e.extra-p"), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = perfguard("model", tmp_path / "e.extra-p", "--json")
     assert done.returncode == 0, done.stderr
     (model,) = json.loads(done.stdout)["models"]
     assert model["kernel"] == "solve" and model["complexity"] == "O(n log n)"
