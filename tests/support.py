@@ -3,11 +3,13 @@
 ``perfguard(...)`` runs the CLI's entry point (``guard.cli.main``) inside the test process,
 under typer's ``CliRunner`` isolation, and returns what a subprocess would have: the exit
 code, stdout and stderr. It reproduces what differs from a fresh interpreter where a test
-can see it: a 200-column environment, the working folder, Python's default warning filters
-(a warning is printed on stderr, not raised as pytest's ``error`` filter would), an
-unexpected exception printed as a traceback with exit code 1, and the logging a process
-without handlers prints on stderr, and modules a run imports from a project folder are
-forgotten afterwards.
+can see it:
+- a 200-column environment and the working folder;
+- Python's default warning filters (a warning is printed on stderr, not raised as pytest's
+  ``error`` filter would);
+- an unexpected exception printed as a traceback, with exit code 1;
+- WARNING log records on stderr, as a process without logging handlers prints them;
+- modules a run imports from a project folder are forgotten afterwards.
 
 ``perfguard_process(...)`` is the real thing, ``python -m guard.cli``: for tests whose
 subject is the process itself (start-up imports, signals, what a child's environment
