@@ -159,11 +159,16 @@ def model_multi_parameter(
             prepared[i] = item
     variants = LINE_VARIANTS if lines == "candidates" else (lines,)
     shapes = _line_shapes(prepared, len(parameters), modeler, variants)
+    if lines == "candidates":
+        _separated_shapes(prepared, shapes, modeler)
     todo: list[int] = []
     crosses: dict[int, str] = {}  # kernels whose combination the data cannot tell
+    sparse: set[int] = set()  # kernels with a parameter that never varies alone
     for i, item in prepared.items():
         active = tuple(p for p, s in enumerate(shapes[i]) if s)
-        if len(active) >= 2 and not item.off_line:
+        if any(item.lines[p].projected for p in active):
+            sparse.add(i)
+        elif len(active) >= 2 and not item.off_line:
             crosses[i] = _cross_note(item, active, parameters)
         if not active:
             out[i] = _constant_model(item, parameters)
@@ -175,7 +180,13 @@ def model_multi_parameter(
     for i, fit in fits.items():
         model = _build_model(prepared[i], parameters, fit)
         if i in crosses:
-            model = dataclasses.replace(model, extras={"combination": {"note": crosses[i]}})
+            combination = {"note": crosses[i], "design": "cross"}
+        elif i in sparse and fit.hypothesis:
+            combination = _sparse_combination(prepared[i], fit, parameters)
+        else:
+            combination = None
+        if combination is not None:
+            model = dataclasses.replace(model, extras={"combination": combination})
         out[i] = model
     return out
 
@@ -192,6 +203,7 @@ class _Line:
     indices: tuple[int, ...]  # ordered by increasing value of the parameter
     x: tuple[float, ...]
     parallel: tuple[tuple[int, ...], ...]  # every line over the same x (indices, in x order)
+    projected: bool = False  # no line: all points ordered by this parameter (a sparse design)
 
 
 @dataclass(frozen=True)
@@ -259,7 +271,11 @@ def _find_lines(
             by_fixed[at[:p] + at[p + 1 :]].append(i)
         fixed, indices = min(by_fixed.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         if len(indices) < MIN_LINE_POINTS:
-            reasons.append(_line_reason(name, parameters, p, fixed, len(indices)))
+            projected = _projected_line(coords, p)
+            if projected is None:
+                reasons.append(_line_reason(name, parameters, p, fixed, len(indices)))
+            else:
+                lines.append(projected)
             continue
         indices.sort(key=lambda i: coords[i][p])
         x = tuple(coords[i][p] for i in indices)
@@ -270,6 +286,25 @@ def _find_lines(
         ]
         lines.append(_Line(p, fixed, tuple(indices), x, tuple(parallel)))
     return tuple(reasons) if reasons else tuple(lines)
+
+
+def _projected_line(coords: tuple[tuple[float, ...], ...], p: int) -> _Line | None:
+    """A sparse design's stand-in for p's missing line: one point per value of p.
+
+    Where no MIN_LINE_POINTS points vary p alone (a diagonal, a scattered design) but p
+    takes at least that many values, p's candidate shapes are fitted on the points
+    ordered by p, at each value the point with the smallest other coordinates (the
+    others change along too, so p's shape is confounded with theirs; the combination
+    step on all points and the model's note say so). None if p has too few values.
+    """
+    first: dict[float, int] = {}
+    for i in sorted(range(len(coords)), key=lambda i: coords[i][:p] + coords[i][p + 1 :]):
+        first.setdefault(coords[i][p], i)
+    if len(first) < MIN_LINE_POINTS:
+        return None
+    x = tuple(sorted(first))
+    indices = tuple(first[v] for v in x)
+    return _Line(p, (), indices, x, (indices,), projected=True)
 
 
 def _line_reason(
@@ -298,6 +333,42 @@ def _cross_note(item: _Prepared, active: tuple[int, ...], parameters: tuple[str,
         f"lines are that uncertain. Measure a point away from the lines, e.g. at {at}, to "
         "settle it"
     )
+
+
+def _sparse_combination(item: _Prepared, fit: _Fit, parameters: tuple[str, ...]) -> dict[str, str]:
+    """What a model of a design where some parameter never varies alone assumes.
+
+    ``design`` is "diagonal" when no parameter varies alone, else "sparse".
+    """
+    confounded = [p for p, line in enumerate(item.lines) if line.projected]
+    names = _listed([parameters[p] for p in confounded])
+    if len(confounded) == len(parameters):
+        head = f"{names} change together at every measured point: their effects are not told apart"
+    else:
+        verb = "changes" if len(confounded) == 1 else "change"
+        head = (
+            f"no {MIN_LINE_POINTS} points vary {names} alone: {names} {verb} only together "
+            "with other parameters, so the terms in it rest on the combination assumed"
+        )
+    used = _listed([parameters[p] for p in sorted({q for term in fit.hypothesis for q in term})])
+    base = item.at[0]  # the smallest point: vary each confounded parameter alone from there
+    settle = []
+    for p in confounded:
+        at = base.tolist()
+        at[p] = item.lines[p].x[-1]
+        settle.append("(" + ", ".join(numbers.size(v) for v in at) + ")")
+    which = names if len(confounded) == 1 else "each of them"
+    note = (
+        f"{head}. The model gives the change to {used}, the simplest combination that fits "
+        "all points best (on a tie the first-listed parameter; an assumption, not a "
+        "measurement); predictions away from the measured points are that uncertain. "
+        f"Measure {which} alone, e.g. at {_listed(settle)}, to separate them"
+    )
+    return {"note": note, "design": "diagonal" if len(confounded) == len(parameters) else "sparse"}
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 # --- single-parameter models on the lines ------------------------------------------------
@@ -422,6 +493,49 @@ def _refit_shapes(
     for p, by_x in rows.items():
         gained |= _add_shapes(prepared, shapes, p, by_x, modeler)
     return sorted(gained)
+
+
+def _separated_shapes(
+    prepared: dict[int, _Prepared], shapes: dict[int, list[tuple[Shape, ...]]], modeler: Modeler
+) -> None:
+    """More candidates for parameters without a line, with the lined parameters taken out.
+
+    In a sparse design p's stand-in line moves the others too: along a diagonal through
+    the x-line, ``x·y`` looks like ``y^2``. Each lined parameter q's first shape is scaled
+    to its line (``a + b·shape``, relative least squares); p's values are then divided by
+    the product of those fits (the product case) and, separately, lowered by their growing
+    parts (the sum case). Shapes fitted to either join p's candidates.
+    """
+    rows: dict[int, dict[tuple[float, ...], list[tuple[int, np.ndarray]]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for k, item in prepared.items():
+        lined = [q for q, line in enumerate(item.lines) if not line.projected and shapes[k][q]]
+        if not lined:
+            continue
+        for p, line in enumerate(item.lines):
+            if not line.projected:
+                continue
+            index = np.array(line.indices)
+            product, growth = np.ones(len(index)), np.zeros(len(index))
+            for q in lined:
+                a, b = _scaled(item, q, shapes[k][q][0])
+                part = b * _shape_values(shapes[k][q][0], item.at[index, q])
+                product, growth = product * (a + part), growth + part
+            for values in (item.y[index] / product, item.y[index] - growth):
+                if np.isfinite(values).all() and (values > 0).all():
+                    rows[p][line.x].append((k, values))
+    for p, by_x in rows.items():
+        _add_shapes(prepared, shapes, p, by_x, modeler)
+
+
+def _scaled(item: _Prepared, q: int, shape: Shape) -> tuple[float, float]:
+    """(a, b) of ``a + b·shape`` fitted to q's line (weights 1/y^2)."""
+    line = item.lines[q]
+    x = np.array(line.x)
+    design = np.stack([np.ones(len(x)), _shape_values(shape, x)], axis=-1)[None]
+    a, b = fit_batch(design, item.y[list(line.indices)][None], loo=False).coefficients[0, 0]
+    return float(a), float(b)
 
 
 def _nan_if_none(value: float | None) -> float:
@@ -586,7 +700,9 @@ def _choose(cv: np.ndarray, complexity: np.ndarray, points: int) -> np.ndarray:
     rank = complexity[:, 0] * 1000 + complexity[:, 1]
     simplest = np.where(near, rank[None, :], np.iinfo(np.int64).max).min(axis=1, keepdims=True)
     pick = near & (rank[None, :] == simplest)
-    chosen = np.where(pick, cv, np.inf).argmin(axis=1)
+    # Rounded: fits equal up to float error (x^2 and y^2 on a diagonal y = x/100) tie
+    # exactly, and the first candidate -- the first-listed parameter -- wins.
+    chosen = np.where(pick, np.round(cv, 6), np.inf).argmin(axis=1)
     return np.where(np.isfinite(best[:, 0]), chosen, -1)
 
 
