@@ -47,6 +47,11 @@ SCALING_HELP = (
     "processes summed)."
 )
 
+INCLUSIVE_HELP = (
+    "Score-P/CUBE folders: a call path's inclusive values (its callees' included), "
+    "as Extra-P's 'use inclusive measurements'; exclusive by default."
+)
+
 
 def _version(value: bool) -> None:
     if value:
@@ -86,6 +91,7 @@ def model_cmd(
     level: float = typer.Option(0.9, "--level", help="Coverage of the prediction interval."),
     as_json: bool = typer.Option(False, "--json", help="Print perfguard/models@1 JSON."),
     scaling: str | None = typer.Option(None, "--scaling", help=SCALING_HELP, show_default=False),
+    inclusive: bool = typer.Option(False, "--inclusive", help=INCLUSIVE_HELP),
 ) -> None:
     """Fit a PMNF model to every kernel and metric and print them.
 
@@ -102,7 +108,7 @@ def model_cmd(
     results = []
     label: str | None = None
     for path in inputs:
-        mset = _load(path, format, scaling)
+        mset = _load(path, format, scaling, inclusive)
         if name is not None and mset.parameters != (name,):
             raise UsageError(
                 f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"
@@ -119,11 +125,13 @@ def model_cmd(
         _print_advice(results)
 
 
-def _load(path: Path, format: str | None = None, scaling: str | None = None) -> MeasurementSet:
+def _load(
+    path: Path, format: str | None = None, scaling: str | None = None, inclusive: bool = False
+) -> MeasurementSet:
     """A measurement file in any registered format (the registry loads on first use)."""
     from .formats import load
 
-    return load(path, format, scaling)
+    return load(path, format, scaling, inclusive)
 
 
 def _check_format(format: str | None) -> None:
@@ -245,6 +253,7 @@ def check_cmd(
         None, "--markdown", help="Also write a markdown report to this file.", show_default=False
     ),
     scaling: str | None = typer.Option(None, "--scaling", help=SCALING_HELP, show_default=False),
+    inclusive: bool = typer.Option(False, "--inclusive", help=INCLUSIVE_HELP),
 ) -> None:
     """Verdicts: pass, fail or inconclusive against declared bounds and the baseline.
 
@@ -275,11 +284,11 @@ def check_cmd(
     )
     parse_rules(options)  # a malformed expectation fails before any file is read
     base_path = baseline or (cfg.check.baseline if cfg is not None else None)
-    base_set = _load(base_path, format, scaling) if base_path is not None else None
+    base_set = _load(base_path, format, scaling, inclusive) if base_path is not None else None
     if current is None:
         current_set = _collect_for_check(cfg)  # type: ignore[arg-type]
     else:
-        current_set = _load(current, format, scaling)
+        current_set = _load(current, format, scaling, inclusive)
     report = run_check(current_set, base_set, options)
     if markdown is not None:
         from .reporting.markdown import render_report  # jinja2: only for --markdown

@@ -55,22 +55,29 @@ def parse(text: str, path: str, format: str | None = None) -> MeasurementSet:
     return _REGISTRY[name].parse(text, path)
 
 
-def load(path: str | Path, format: str | None = None, scaling: str | None = None) -> MeasurementSet:
+def load(
+    path: str | Path,
+    format: str | None = None,
+    scaling: str | None = None,
+    inclusive: bool = False,
+) -> MeasurementSet:
     """Read a measurement file of any registered format, an Extra-P experiment (``.extra-p``)
     or a folder of Score-P experiments.
 
     ``scaling`` (weak, the default, weak_threaded or strong) says how a Score-P
-    experiment's values per process become values per point; it applies to such folders.
+    experiment's values per process become values per point, ``inclusive`` whether a call
+    path's values include its callees' (exclusive by default); both apply to such folders.
     """
     if scaling not in (None, "weak", "weak_threaded", "strong"):
         raise UsageError(f"--scaling must be weak, weak_threaded or strong, got {scaling!r}")
     p = Path(path)
     if p.is_dir():
-        return _load_directory(p, format, scaling)
-    if scaling is not None:
-        raise UsageError(
-            f"--scaling applies to folders of Score-P experiments, and {path} is a file"
-        )
+        return _load_directory(p, format, scaling, inclusive)
+    for given, flag in ((scaling is not None, "--scaling"), (inclusive, "--inclusive")):
+        if given:
+            raise UsageError(
+                f"{flag} applies to folders of Score-P experiments, and {path} is a file"
+            )
     try:
         if _is_zip(p):
             return _load_experiment(p, format)
@@ -102,7 +109,9 @@ def _load_experiment(path: Path, format: str | None) -> MeasurementSet:
     return extrap_experiment.load(path)
 
 
-def _load_directory(path: Path, format: str | None, scaling: str | None) -> MeasurementSet:
+def _load_directory(
+    path: Path, format: str | None, scaling: str | None, inclusive: bool
+) -> MeasurementSet:
     from . import cube
 
     if not cube.is_experiment_directory(path):
@@ -115,7 +124,7 @@ def _load_directory(path: Path, format: str | None, scaling: str | None) -> Meas
         raise UsageError(
             f"--format {format} reads files; {path} is a folder of Score-P experiments"
         )
-    return cube.load(path, scaling or "weak")
+    return cube.load(path, scaling or "weak", inclusive)
 
 
 def _register_builtin() -> None:
