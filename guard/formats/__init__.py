@@ -79,8 +79,9 @@ def load(
                 f"{flag} applies to folders of Score-P experiments, and {path} is a file"
             )
     try:
-        if _is_zip(p):
-            return _load_experiment(p, format)
+        kind = _binary_kind(p)
+        if kind is not None:
+            return _load_experiment(p, format, kind)
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise FormatError("no such file", str(path)) from None
@@ -93,20 +94,26 @@ def load(
     return parse(text, str(path), format)
 
 
-def _is_zip(path: Path) -> bool:
+def _binary_kind(path: Path) -> str | None:
+    """ "zip" (Extra-P's ``.extra-p``), "extrap3" (Extra-P 3's binary experiment) or None."""
+    from .extrap3_experiment import is_extrap3
     from .extrap_experiment import ZIP_MAGIC
 
     with path.open("rb") as fh:
-        return fh.read(len(ZIP_MAGIC)) == ZIP_MAGIC
+        head = fh.read(32)
+    if head.startswith(ZIP_MAGIC):
+        return "zip"
+    return "extrap3" if is_extrap3(head) else None
 
 
-def _load_experiment(path: Path, format: str | None) -> MeasurementSet:
-    """A zip archive: Extra-P's saved experiment (``.extra-p``)."""
-    from . import extrap_experiment
+def _load_experiment(path: Path, format: str | None, kind: str) -> MeasurementSet:
+    """Extra-P's saved experiment (``.extra-p``, a zip) or an Extra-P 3 experiment."""
+    from . import extrap3_experiment, extrap_experiment
 
+    what = "an Extra-P experiment (zip)" if kind == "zip" else "an Extra-P 3 experiment"
     if format is not None:
-        raise UsageError(f"--format {format} reads text; {path} is an Extra-P experiment (zip)")
-    return extrap_experiment.load(path)
+        raise UsageError(f"--format {format} reads text; {path} is {what}")
+    return extrap_experiment.load(path) if kind == "zip" else extrap3_experiment.load(path)
 
 
 def _load_directory(
