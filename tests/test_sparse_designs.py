@@ -120,3 +120,15 @@ def test_a_parameter_with_two_values_is_still_refused() -> None:
     points = [(x, 10.0) for x in XS] + [(8.0, 20.0)]  # y takes two values only
     (reasons,) = model_multi_parameter([kernel(lambda x, y: 1 + x, points, 0)], ("x", "y"), MODELER)
     assert isinstance(reasons, tuple) and "no line of 3 points varying only y" in reasons[0]
+
+
+def test_scattered_points_without_any_line_are_sparse_not_diagonal() -> None:
+    # (4, 10) -> (64, 10) varies x alone, but two points are no line
+    points = [(4.0, 10.0), (64.0, 10.0), (8.0, 20.0), (16.0, 40.0), (32.0, 80.0)]
+    m = model_of(kernel(lambda x, y: 2 + y, points, 3))
+    combination = m.extra("combination")
+    assert combination["design"] == "sparse"
+    assert combination["note"].startswith("no 3 points vary any of x and y alone")
+    # (64, 10) is as low as (4, 10): the growth is y's, whichever parameter was listed first
+    assert parameters_used(m) == {"y"}
+    assert float(m.evaluate({"x": 4.0, "y": 160.0})) == pytest.approx(162.0, rel=0.05)

@@ -16,9 +16,10 @@ hypothesis with the smallest cross-validated SMAPE wins.
   by it, at each value the one with the smallest other coordinates; where other
   parameters have lines their fitted lines are divided out (a product) and subtracted
   (a sum) first, each giving candidate shapes. The model's ``combination`` says what
-  that assumes (``design`` "sparse", or "diagonal" where no parameter varies alone:
-  then the simplest combination that fits best is taken, the first-listed parameter on
-  a tie). A parameter with fewer values cannot be modelled.
+  that assumes (``design`` "sparse", or "diagonal" where every parameter changes between
+  any two points); where no parameter varies alone the simplest combination that fits
+  best is taken, the first-listed parameter on a tie. A parameter with fewer values
+  cannot be modelled.
 * **Line values.** How to combine parallel lines depends on the unknown form. In a sum
   (``c1·f(x) + c2·g(y)``) every x-line is ``g`` plus its own offset ``c1·f(x)`` and
   relative noise scales with that offset, so a plain average of the lines adds the mean
@@ -364,12 +365,20 @@ def _cross_note(item: _Prepared, active: tuple[int, ...], parameters: tuple[str,
 def _sparse_combination(item: _Prepared, fit: _Fit, parameters: tuple[str, ...]) -> dict[str, str]:
     """What a model of a design where some parameter never varies alone assumes.
 
-    ``design`` is "diagonal" when no parameter varies alone, else "sparse".
+    ``design`` is "diagonal" when every parameter changes between any two measured points,
+    else "sparse".
     """
     confounded = [p for p, line in enumerate(item.lines) if line.projected]
     names = _listed([parameters[p] for p in confounded])
-    if len(confounded) == len(parameters):
+    # a diagonal: every parameter changes from each measured point to the next
+    diagonal = all(len(set(item.at[:, p])) == len(item.at) for p in range(len(parameters)))
+    if diagonal:
         head = f"{names} change together at every measured point: their effects are not told apart"
+    elif len(confounded) == len(parameters):
+        head = (
+            f"no {MIN_LINE_POINTS} points vary any of {names} alone: their effects are not "
+            "told apart"
+        )
     else:
         verb = "changes" if len(confounded) == 1 else "change"
         head = (
@@ -390,7 +399,7 @@ def _sparse_combination(item: _Prepared, fit: _Fit, parameters: tuple[str, ...])
         "measurement); predictions away from the measured points are that uncertain. "
         f"Measure {which} alone, e.g. at {_listed(settle)}, to separate them"
     )
-    return {"note": note, "design": "diagonal" if len(confounded) == len(parameters) else "sparse"}
+    return {"note": note, "design": "diagonal" if diagonal else "sparse"}
 
 
 def _listed(items: list[str]) -> str:
