@@ -334,7 +334,12 @@ def _model_multi(
     """
     line_modeler = PenalizedModeler() if isinstance(impl, EvidenceModeler) else impl
     models: dict[tuple[str, str], Model] = {}
-    results = model_multi_parameter(mset.kernels, tuple(mset.parameters), line_modeler)
+    results = model_multi_parameter(
+        mset.kernels,
+        tuple(mset.parameters),
+        line_modeler,
+        evidence=isinstance(impl, EvidenceModeler),
+    )
     for kernel, result in zip(mset.kernels, results):
         if isinstance(result, Model):
             # The same added fields as one-parameter models; the per-class confidence,
