@@ -1,9 +1,6 @@
-"""The ``perfguard`` command line: options in, one call to ``guard.app``, output, exit code.
-
-Each verb builds a request from its options (declared in ``cli_options``) and hands it to
-``guard.app`` with the collaborators only a terminal has (``measuring``: progress display,
-SIGTERM); it prints the outcome (``reporting.console``) and exits with the outcome's code.
-"""
+"""The ``perfguard`` command line: each verb's options (``cli_options``) become a request
+for ``guard.app``, with the terminal's collaborators (``measuring``); the outcome is printed
+by ``reporting.console`` and decides the exit code."""
 
 from __future__ import annotations
 
@@ -33,6 +30,7 @@ def model_cmd(
     level: o.Level = d.PREDICTION_LEVEL,
     as_json: o.Json = False,
     scaling: o.Scaling = None,
+    inclusive: o.Inclusive = False,
 ) -> None:
     """Fit a PMNF model to every kernel and metric and print them.
 
@@ -41,7 +39,8 @@ def model_cmd(
     from .app.model import ModelRequest, model
     from .reporting import console
 
-    outcome = model(ModelRequest(tuple(inputs), format, modeler, predict, level, scaling))
+    request = ModelRequest(tuple(inputs), format, modeler, predict, level, scaling, inclusive)
+    outcome = model(request)
     console.print_skipped(outcome.results)
     outcome.raise_if_empty()
     if as_json:
@@ -66,6 +65,7 @@ def check_cmd(
     as_json: o.VerdictsJson = False,
     markdown: o.Markdown = None,
     scaling: o.Scaling = None,
+    inclusive: o.Inclusive = False,
 ) -> None:
     """Verdicts: pass, fail or inconclusive against declared bounds and the baseline.
 
@@ -79,9 +79,8 @@ def check_cmd(
     from .reporting import console
 
     flags = CheckFlags(expect, modeler, target, max_class, max_slowdown, confidence, strict)
-    outcome = check(
-        CheckRequest(current, baseline, config, flags, format, scaling, markdown), measure
-    )
+    request = CheckRequest(current, baseline, config, flags, format, scaling, markdown, inclusive)
+    outcome = check(request, measure)
     if as_json:
         console.print_document(outcome.report.to_json(), "kernels")
     else:

@@ -64,6 +64,14 @@ Format = Annotated[
 ]
 Modeler = Annotated[str, Opt("--modeler", "-m", help=f"Modeler: {', '.join(MODELER_NAMES)}.")]
 Scaling = Annotated[str | None, Opt("--scaling", help=SCALING_HELP, show_default=False)]
+Inclusive = Annotated[
+    bool,
+    Opt(
+        "--inclusive",
+        help="Score-P/CUBE folders: a call path's inclusive values (its callees' included), "
+        "as Extra-P's 'use inclusive measurements'; exclusive by default.",
+    ),
+]
 Json = Annotated[bool, Opt("--json", help="Print perfguard/models@1 JSON.")]
 Strict = Annotated[bool, Opt("--strict", help="Inconclusive verdicts fail the build.")]
 Db = Annotated[Path, Opt("--db", help="The history database.")]

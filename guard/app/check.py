@@ -29,6 +29,7 @@ class CheckRequest:
     format: str | None = None
     scaling: str | None = None
     markdown: Path | None = None
+    inclusive: bool = False  # CUBE: inclusive values
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,10 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
         )
     options = check_options(cfg, request.flags)
     base_path = request.baseline or (cfg.check.baseline if cfg is not None else None)
-    baseline = load(base_path, request.format, request.scaling) if base_path else None
+    reading = (request.format, request.scaling, request.inclusive)
+    baseline = load(base_path, *reading) if base_path else None
     if request.current is not None:
-        current = load(request.current, request.format, request.scaling)
+        current = load(request.current, *reading)
     else:
         assert cfg is not None  # checked above
         current = measure_config(cfg, measure)

@@ -15,11 +15,13 @@ if TYPE_CHECKING:
 __all__ = ["load", "check_format", "check_writable", "load_optional_config"]
 
 
-def load(path: Path, format: str | None = None, scaling: str | None = None) -> MeasurementSet:
+def load(
+    path: Path, format: str | None = None, scaling: str | None = None, inclusive: bool = False
+) -> MeasurementSet:
     """A measurement file in any registered format (the registry loads on first use)."""
     from ..formats import load as load_any
 
-    return load_any(path, format, scaling)
+    return load_any(path, format, scaling, inclusive)
 
 
 def check_format(format: str | None) -> None:

@@ -28,6 +28,7 @@ class ModelRequest:
     predict: str | None = None  # "4096" or "n=4096"
     level: float = PREDICTION_LEVEL
     scaling: str | None = None
+    inclusive: bool = False  # CUBE: inclusive values
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def model(request: ModelRequest) -> ModelOutcome:
     results = []
     label: str | None = None
     for path in request.inputs:
-        mset = load(path, request.format, request.scaling)
+        mset = load(path, request.format, request.scaling, request.inclusive)
         if name is not None and mset.parameters != (name,):
             raise UsageError(
                 f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"
