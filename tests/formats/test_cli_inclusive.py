@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 from cube_writer import CubeMetric, write_cubex
-
-from guard.cli import main
+from support import Ran, perfguard
 
 pytest.importorskip("pycubexr")
 
@@ -33,39 +32,31 @@ def experiment(root: Path) -> Path:
     return root
 
 
-def perfguard(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    """The CLI's exit code, stdout and stderr (in this process: main() returns the code)."""
-    code = main([str(a) for a in args])
-    out = capsys.readouterr()
-    return code, out.out, out.err
+def complexities(done: Ran) -> dict[str, str]:
+    assert done.returncode == 0, done.stderr
+    return {m["kernel"]: m["complexity"] for m in json.loads(done.stdout)["models"]}
 
 
-def complexities(done: tuple[int, str, str]) -> dict[str, str]:
-    code, out, err = done
-    assert code == 0, err
-    return {m["kernel"]: m["complexity"] for m in json.loads(out)["models"]}
-
-
-def test_model_reads_inclusive_values_when_asked(tmp_path: Path, capsys) -> None:
+def test_model_reads_inclusive_values_when_asked(tmp_path: Path) -> None:
     root = experiment(tmp_path / "exp")
-    exclusive = complexities(perfguard(capsys, "model", root, "--json"))
-    inclusive = complexities(perfguard(capsys, "model", root, "--json", "--inclusive"))
+    exclusive = complexities(perfguard("model", root, "--json"))
+    inclusive = complexities(perfguard("model", root, "--json", "--inclusive"))
     assert exclusive == {"main": "O(1)", "main->solve": "O(p)"}
     assert inclusive == {"main": "O(p)", "main->solve": "O(p)"}
 
 
-def test_check_reads_inclusive_values_when_asked(tmp_path: Path, capsys) -> None:
+def test_check_reads_inclusive_values_when_asked(tmp_path: Path) -> None:
     root = experiment(tmp_path / "exp")
-    assert perfguard(capsys, "check", root, "--expect", "main=O(1)")[0] == 0
-    code, out, err = perfguard(capsys, "check", root, "--expect", "main=O(1)", "--inclusive")
-    assert code == 1, out + err
-    assert "main" in out
+    assert perfguard("check", root, "--expect", "main=O(1)").returncode == 0
+    done = perfguard("check", root, "--expect", "main=O(1)", "--inclusive")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "main" in done.stdout
 
 
-def test_inclusive_on_a_file_is_a_usage_error(tmp_path: Path, capsys) -> None:
+def test_inclusive_on_a_file_is_a_usage_error(tmp_path: Path) -> None:
     text = tmp_path / "m.txt"
     text.write_text("PARAMETER n\nPOINTS 1 2 3 4 5\nDATA 1\nDATA 2\nDATA 3\nDATA 4\nDATA 5\n")
-    code, _, err = perfguard(capsys, "model", text, "--inclusive")
-    assert code == 2
-    assert "--inclusive applies to folders of Score-P experiments" in err
-    assert "Traceback" not in err
+    done = perfguard("model", text, "--inclusive")
+    assert done.returncode == 2
+    assert "--inclusive applies to folders of Score-P experiments" in done.stderr
+    assert "Traceback" not in done.stderr
