@@ -33,7 +33,7 @@ from .classes import GrowthClass
 from .evidence import CLASSES
 from .expectation import Expectation, ExpectationError, parse_class, parse_expectation
 from .ranking import rank_kernels
-from .verdicts import CheckReport, Reason, Verdict
+from .verdicts import CheckReport, Reason, Verdict, VerdictName
 
 __all__ = ["CheckOptions", "ExpectationRule", "check", "parse_rules"]
 
@@ -717,7 +717,7 @@ class _Findings:
         self.reasons.append(reason)
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> VerdictName:
         if self.failed:
             return "fail"
         return "inconclusive" if self.undecided else "pass"

@@ -53,7 +53,10 @@ __all__ = [
 
 
 class Modeler(Protocol):
-    name: str
+    @property
+    def name(self) -> str:
+        """The modeler's name on the command line (read-only: modelers are frozen)."""
+        ...
 
     def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
         """Model every row of y (K, P) measured at x (P,).
@@ -301,7 +304,9 @@ def _kernels_noise(kernels: list[Kernel]) -> list[_KernelNoise]:
     medians = np.median(values, axis=-1)
 
     def listed(a: np.ndarray) -> list:
-        return np.where(np.isnan(a), None, a).tolist()
+        boxed = a.astype(object)
+        boxed[np.isnan(a)] = None
+        return boxed.tolist()
 
     rrd, robust, sigma = (listed(stats[k]) for k in ("rrd", "robust", "median_error"))
     spreads = listed(stats["spreads"])

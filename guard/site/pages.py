@@ -179,7 +179,7 @@ def _curves(run: KernelRun, sizes: Sequence[float]) -> tuple[list[Curve], list[s
     xs = np.geomspace(min(positive), max(positive), _CURVE_POINTS)
     ys = _on(v.model, xs)
     half = (v.model.noise or 0.0) / 2
-    band = (ys * (1 - half), ys * (1 + half)) if half > 0 else None
+    band = ((ys * (1 - half)).tolist(), (ys * (1 + half)).tolist()) if half > 0 else None
     curves = [Curve(xs.tolist(), ys.tolist(), "model", band)]
     notes = [f"fitted {v.model.complexity()}: {v.model.formula()}"]
     if half > 0:
