@@ -303,7 +303,7 @@ def _kernels_noise(kernels: list[Kernel]) -> list[_KernelNoise]:
     stats = noise_batch(values)
     medians = np.median(values, axis=-1)
 
-    def listed(a: np.ndarray) -> list:
+    def listed(a: np.ndarray) -> list[Any]:
         boxed = a.astype(object)
         boxed[np.isnan(a)] = None
         return boxed.tolist()
