@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .detect import detect_project
-from .project import FoundBenchmark, InitFile, Parameter, ProjectKind
+from .project import FoundBenchmark, InitFile, Kind, Parameter, ProjectKind
 from .render_config import CONFIG_PATH, render_config
 from .workflows import (
     MATRIX_PATH,
@@ -34,6 +34,7 @@ __all__ = [
     "PAGES_PATH",
     "WORKFLOW_PATH",
     "WORKFLOWS",
+    "Kind",
     "Parameter",
     "FoundBenchmark",
     "ProjectKind",
