@@ -24,6 +24,7 @@ from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.reader import ReaderError
 
+from .defaults import CONFIDENCE, MIN_TIME
 from .errors import ConfigError
 from .modeling.analytical import AnalyticalError, AnalyticalModel, parse_analytical
 
@@ -46,7 +47,7 @@ __all__ = [
 
 SUPPORTED_VERSIONS = (1,)
 METRICS = ("time", "cpu", "memory", "instructions", "custom")
-DEFAULT_CONFIDENCE = 0.99
+DEFAULT_CONFIDENCE = CONFIDENCE
 # A typo such as "1..1e9 +1" should fail fast instead of planning a billion runs.
 MAX_RANGE_VALUES = 10_000
 
@@ -147,7 +148,7 @@ class RunConfig:
     min_repetitions: int = 3
     max_repetitions: int = 15
     noise_target: float = 0.03
-    min_time: float = 0.01
+    min_time: float = MIN_TIME
     timeout: float = 60.0
     warmup: int = 1
     seed: int = 0

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import numbers
+from ..defaults import CONFIDENCE, SUGGESTIVE
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet
 from ..modeling import KernelAnalysis, analyze
@@ -58,8 +59,8 @@ class CheckOptions:
     rules: tuple[ExpectationRule, ...] = ()
     max_class: str | None = None
     max_class_source: str = "--max-class"
-    confidence: float = 0.99
-    suggestive: float = 0.8
+    confidence: float = CONFIDENCE
+    suggestive: float = SUGGESTIVE
     strict: bool = False
     target: Mapping[str, float] = field(default_factory=dict)
     max_slowdown: float | None = None

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..defaults import CONFIDENCE
 from ..modeling.pmnf import Model
 
 __all__ = ["FAIL_ON", "SCHEMA", "CheckReport", "Reason", "Verdict", "VerdictName", "exit_code"]
@@ -76,7 +77,7 @@ class CheckReport:
 
     verdicts: tuple[Verdict, ...]
     strict: bool = False
-    confidence: float = 0.99
+    confidence: float = CONFIDENCE
     target: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 

@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ..defaults import CONFIDENCE
 from ..errors import FormatError
 from ..formats._common import decode_json
 from ..modeling.pmnf import Factor, Model, Term
@@ -105,7 +106,7 @@ def read_report(doc: Any, path: str) -> CheckReport:
     return CheckReport(
         verdicts=verdicts,
         strict=r.flag(doc.get("strict", False), "strict"),
-        confidence=r.number(doc.get("confidence", 0.99), "confidence") or 0.99,
+        confidence=r.number(doc.get("confidence", CONFIDENCE), "confidence") or CONFIDENCE,
         target={
             (r.text(k, "target") or ""): r.number(v, f"target.{k}") or 0.0
             for k, v in target.items()

@@ -13,7 +13,6 @@ from .result import CONSTANT_ORDER
 
 __all__ = [
     "MODELS_SCHEMA",
-    "Deferred",
     "Factor",
     "Term",
     "Model",
@@ -142,29 +141,10 @@ def _number(c: float) -> str:
     return f"{mantissa}e{int(exp)}"
 
 
-class Deferred:
-    """A JSON value computed on first use, so bulk modeling does not build unused JSON."""
-
-    __slots__ = ("_make", "_args", "_value")
-
-    def __init__(self, make: Any, *args: Any) -> None:
-        self._make, self._args, self._value = make, args, None
-
-    def resolve(self) -> Any:
-        if self._value is None:
-            self._value = self._make(*self._args)
-        return self._value
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Deferred) and self.resolve() == other.resolve()
-
-    def __repr__(self) -> str:
-        return f"Deferred({self.resolve()!r})"
-
-
 def resolved(value: Any) -> Any:
-    """The value itself, or what a Deferred computes."""
-    return value.resolve() if isinstance(value, Deferred) else value
+    """An added field as JSON data: typed details (``modeling.details``) write themselves."""
+    to_json = getattr(value, "to_json", None)
+    return to_json() if callable(to_json) else value
 
 
 @dataclass(frozen=True)
@@ -259,8 +239,9 @@ class Model:
         return out
 
     def extra(self, key: str, default: Any = None) -> Any:
-        """An added models@1 field (``confidence``, ``prediction``, ...) as JSON data."""
-        return resolved(self.extras.get(key, default))
+        """An added models@1 field as it is held: a typed detail (``modeling.details``) for
+        the one-parameter analyses, JSON data for fields read back from a document."""
+        return self.extras.get(key, default)
 
 
 def _dominates(a: Term, b: Term, parameters: Sequence[str]) -> bool:

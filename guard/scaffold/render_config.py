@@ -19,7 +19,7 @@ _DEFAULT_BUDGET = 120  # seconds: a CI-sized run (the schema's default is 300)
 
 
 def render_config(project: ProjectKind) -> str:
-    """perfguard.yml's text for the project, every section commented."""
+    """perfguard.yml's text for the project: the templates' sections, filled in for it."""
     param, known = _main_parameter(project)
     about = _about(project)
     if project.notes:
