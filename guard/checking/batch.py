@@ -9,7 +9,6 @@ check.py turns the numbers into verdicts and sentences.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Sequence
@@ -20,16 +19,8 @@ import numpy as np
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import Evidence, EvidenceSettings, class_evidence
 from .evidence import ClassView, compare_runs, probability_outside
-from .paired import convexity_z, held_out_z
 
-__all__ = [
-    "Comparison",
-    "Convexity",
-    "HeldOut",
-    "bound_probabilities",
-    "compare_pairs",
-    "held_out_bounds",
-]
+__all__ = ["Comparison", "HeldOut", "bound_probabilities", "compare_pairs", "held_out_bounds"]
 
 
 @dataclass(frozen=True)
@@ -41,14 +32,6 @@ class HeldOut:
 
 
 @dataclass(frozen=True)
-class Convexity:
-    """The paired test's z over the sizes both runs share, and its smallest with one left out."""
-
-    z: float
-    held_out: float
-
-
-@dataclass(frozen=True)
 class Comparison:
     """One line against the baseline's: P(grew), P(improved), each side's shown class."""
 
@@ -57,7 +40,6 @@ class Comparison:
     base_class: int
     cand_class: int
     held_out: HeldOut | None = None  # only for a decisive growth the shown classes agree on
-    convexity: Convexity | None = None  # only for a supported growth short of decisive
 
     @property
     def grew(self) -> bool:
@@ -116,45 +98,9 @@ def compare_pairs(
     decisive = [k for k, c in enumerate(out) if c.regression >= confidence and c.grew]
     held = _held_out_pairs([pairs[k] for k in decisive], settings)
     for k, h in zip(decisive, held):
-        out[k] = dataclasses.replace(out[k], held_out=h)
-    supported = [
-        k
-        for k, c in enumerate(out)
-        if settings.paired_support <= c.regression < confidence and c.grew
-    ]
-    for k, v in zip(supported, _convexity([pairs[k] for k in supported])):
-        out[k] = dataclasses.replace(out[k], convexity=v)
+        c = out[k]
+        out[k] = Comparison(c.regression, c.improvement, c.base_class, c.cand_class, h)
     return out
-
-
-def _convexity(pairs: Sequence[tuple[LineEvidence, LineEvidence]]) -> list[Convexity | None]:
-    """The paired convexity test (paired.py) of every pair on its shared sizes; batched."""
-    groups: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i, (c, b) in enumerate(pairs):
-        groups[id(c.group), id(b.group)].append(i)
-    out: list[Convexity | None] = [None] * len(pairs)
-    for members in groups.values():
-        cand, base = pairs[members[0]]
-        shared = np.intersect1d(cand.group.x, base.group.x)
-        if len(shared) < DECIDING_POINTS:
-            continue
-        yc, sdc = _values(cand.group, [pairs[i][0].row for i in members], shared)
-        yb, sdb = _values(base.group, [pairs[i][1].row for i in members], shared)
-        z = convexity_z(yc, yb, sdc, sdb)
-        held = held_out_z(yc, yb, sdc, sdb)
-        for j, i in enumerate(members):
-            out[i] = Convexity(float(z[j]), float(held[j]))
-    return out
-
-
-def _values(ev: Evidence, rows: list[int], sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Point values and their errors (rows, sizes): the evidence's per-point error."""
-    cols = np.searchsorted(ev.x, sizes) if np.all(np.diff(ev.x) > 0) else None
-    if cols is None:
-        cols = np.array([int(np.flatnonzero(ev.x == x)[0]) for x in sizes])
-    y = ev.y[rows][:, cols]
-    error = ev.sigma[rows][:, None] * np.sqrt(ev.variance[rows][:, cols])
-    return y, error * y
 
 
 def _held_out_pairs(

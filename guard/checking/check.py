@@ -525,9 +525,6 @@ class _Judge:
         elif p < self.opts.suggestive and _classes_grew(results[i]):
             # The classes a person reads grew, the evidence is weak: never a quiet pass.
             findings.undecide(Reason("regression", f"{message} (not enough to fail)"))
-        elif (convex := _convex(results[i], settings)) is not None:
-            # Short of decisive, but the two runs' values say it too (checking/paired.py).
-            findings.add("regression", self.opts.confidence, f"{message}; {convex}")
         else:
             findings.add("regression", p, message)
         j = int(np.argmax(imps))
@@ -674,18 +671,6 @@ def _fastest(lines: list[LineEvidence]) -> _Fast:
             step = (float(beyond.step_from[row]), float(beyond.step_to[row]))
             best = _Fast(p, le.parameter, float(beyond.factor[row]), step)
     return best
-
-
-def _convex(result: Comparison, settings: EvidenceSettings) -> str | None:
-    """Why a supported growth fails by the paired convexity test, or None if it does not."""
-    c = result.convexity
-    if c is None or not (c.z >= settings.paired_z and c.held_out >= settings.paired_held_out_z):
-        return None
-    return (
-        f"and its time is a convex function of the baseline's (z = {c.z:.1f}; "
-        f"{c.held_out:.1f} with any one size left out), which no change of runner speed, "
-        "overhead or constant factor gives"
-    )
 
 
 def _classes_grew(result: Comparison) -> bool:

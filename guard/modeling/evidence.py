@@ -98,11 +98,6 @@ class EvidenceSettings:
     tie: float = 0.0  # log-weight gap within which the simpler class is the one shown
     violation_prior: float = 0.4  # P(a kernel exceeds its declared bound) before measuring
     regression_prior: float = 0.4  # P(a change made a kernel's class grow) before measuring
-    # a regression short of ``confidence`` fails when both runs' values say it too: the
-    # candidate convex in the baseline (checking/paired.py), also with any size left out
-    paired_support: float = 0.95  # the class posterior's P(grew) it needs
-    paired_z: float = 3.0  # the convexity z it needs
-    paired_held_out_z: float = 2.0  # ... and with any one size left out
 
 
 @dataclass(frozen=True)
