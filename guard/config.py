@@ -479,8 +479,10 @@ def _run_section(node: Node | None) -> RunConfig:
             values[name] = value
     run = RunConfig(**values)
     if run.min_repetitions > run.max_repetitions:
+        # The defaults agree, so the file gives at least one of the two: point at it.
+        _, culprit = fields.get("min_repetitions") or fields["max_repetitions"]
         raise _Invalid(
-            fields["min_repetitions"][1] if "min_repetitions" in fields else node,
+            culprit,
             "run.min_repetitions",
             f"{run.min_repetitions} exceeds run.max_repetitions ({run.max_repetitions})",
         )

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..measurements import MeasurementSet
     from ..modeling.analytical import AnalyticalModel
-    from ..modeling.predict import Predictor
+    from ..modeling.predict import PredictionRow, Predictor
 
 __all__ = ["PredictRequest", "PredictPlan", "PredictOutcome", "prepare", "predict"]
 
@@ -55,7 +55,7 @@ class PredictPlan:
 class PredictOutcome:
     """Each trained predictor with its rows at the requested points."""
 
-    results: tuple[tuple[Predictor, list[dict[str, object]]], ...]
+    results: tuple[tuple[Predictor, list[PredictionRow]], ...]
     asked: bool  # whether any point was given
 
     def exit_code(self) -> int:

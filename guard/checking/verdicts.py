@@ -87,9 +87,10 @@ class CheckReport:
         names = {v.verdict for v in self.verdicts}
         if "fail" in names or (self.strict and "inconclusive" in names):
             return "fail"
-        for name in ("error", "inconclusive"):
+        undecided: tuple[VerdictName, ...] = ("error", "inconclusive")
+        for name in undecided:
             if name in names:
-                return name  # type: ignore[return-value]
+                return name
         return "pass"
 
     def to_json(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import FormatError, UsageError
 from ..measurements import MeasurementSet
+from ..registry import Registry
 
 __all__ = ["Importer", "register", "names", "detect", "parse", "load"]
 
@@ -21,15 +22,12 @@ class Importer:
     parse: Callable[[str, str], MeasurementSet]
 
 
-_REGISTRY: dict[str, Importer] = {}
+_REGISTRY: Registry[Importer] = Registry("format")
 
 
 def register(importer: Importer) -> Importer:
     """Add an importer under its name (names are unique)."""
-    if importer.name in _REGISTRY:
-        raise ValueError(f"format {importer.name!r} registered twice")
-    _REGISTRY[importer.name] = importer
-    return importer
+    return _REGISTRY.add(importer.name, importer)
 
 
 def names() -> list[str]:

@@ -23,9 +23,11 @@ by default). The models Extra-P 3 saved are skipped; perfguard makes its own.
 
 from __future__ import annotations
 
+import builtins
 import struct
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..errors import FormatError
 from ..measurements import MeasurementSet
@@ -72,7 +74,7 @@ class _Reader:
 
     # --- primitives -------------------------------------------------------------------
 
-    def unpack(self, pattern: str) -> tuple:
+    def unpack(self, pattern: str) -> tuple[Any, ...]:
         fmt = struct.Struct(self.order + pattern)
         if self.pos + fmt.size > len(self.data):
             raise self.error("the file ends inside a record")
@@ -254,7 +256,7 @@ class _Reader:
             self.expect("SimpleTerm")
             self.string(), self.number()
 
-    def count(self) -> int:
+    def count(self) -> builtins.int:  # the method int() shadows the type in this class
         n = self.int()
         if not 0 <= n <= len(self.data):
             raise self.error(f"a count of {n}")

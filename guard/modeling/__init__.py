@@ -52,7 +52,10 @@ __all__ = [
 
 
 class Modeler(Protocol):
-    name: str
+    @property
+    def name(self) -> str:
+        """The modeler's name on the command line (read-only: modelers are frozen)."""
+        ...
 
     def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
         """Model every row of y (K, P) measured at x (P,).
@@ -301,8 +304,10 @@ def _kernels_noise(kernels: list[Kernel]) -> list[_KernelNoise]:
     stats = noise_batch(values)
     medians = np.median(values, axis=-1)
 
-    def listed(a: np.ndarray) -> list:
-        return np.where(np.isnan(a), None, a).tolist()
+    def listed(a: np.ndarray) -> list[Any]:
+        boxed = a.astype(object)
+        boxed[np.isnan(a)] = None
+        return boxed.tolist()
 
     rrd, robust, sigma = (listed(stats[k]) for k in ("rrd", "robust", "median_error"))
     spreads = listed(stats["spreads"])

@@ -91,7 +91,7 @@ from .fitting import fit_batch, smape
 from .lines import Line
 from .noise import range_of_relative_deviation, rrd_batch
 from .pmnf import Factor, Model, Term
-from .result import Fitted
+from .result import CONSTANT_ORDER, Fitted
 from .single_term import fit_constant
 
 if TYPE_CHECKING:
@@ -610,7 +610,7 @@ def _shape(fit: Fitted) -> Shape:
     growing = [
         (c, Fraction(a), Fraction(b))
         for c, a, b in fit.terms
-        if c > 0 and np.isfinite(c) and (a, b) > (0, 0)
+        if c > 0 and np.isfinite(c) and (a, b) > CONSTANT_ORDER
     ]
     if not growing:
         return ()

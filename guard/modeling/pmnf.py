@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from .result import CONSTANT_ORDER
+
 __all__ = [
     "MODELS_SCHEMA",
     "Factor",
@@ -128,7 +130,7 @@ class Term:
         for f in self.factors:
             if f.parameter == parameter:
                 return (f.exponent, f.log_exponent)
-        return (Fraction(0), Fraction(0))
+        return CONSTANT_ORDER
 
     def to_json(self) -> dict[str, Any]:
         return {"coefficient": self.coefficient, "factors": [f.to_json() for f in self.factors]}
@@ -190,7 +192,7 @@ class Model:
         growing = [
             t
             for t in self.terms
-            if t.coefficient > 0 and any(t.order(p) > (0, 0) for p in self.parameters)
+            if t.coefficient > 0 and any(t.order(p) > CONSTANT_ORDER for p in self.parameters)
         ]
         return tuple(
             t
@@ -202,7 +204,7 @@ class Model:
         """The highest (exponent, log exponent) of any growing term in a parameter."""
         param = parameter or self.parameters[0]
         orders = [t.order(param) for t in self.lead_terms()]
-        return max(orders, default=(Fraction(0), Fraction(0)))
+        return max(orders, default=CONSTANT_ORDER)
 
     def complexity(self) -> str:
         """Big-O rendering of the lead terms: ``O(n^1.5 log n)``; ``exponential-like`` for a

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..history import TimelineRow
     from ..measurements import MeasurementSet
     from ..modeling import ModelingResult
-    from ..modeling.predict import Predictor
+    from ..modeling.predict import PredictionRow, Predictor
 
 __all__ = [
     "out",
@@ -121,7 +121,7 @@ def print_run_summary(mset: MeasurementSet, output: Path) -> None:
 
 
 def print_predictions(
-    results: Sequence[tuple[Predictor, list[dict[str, object]]]], asked: bool
+    results: Sequence[tuple[Predictor, list[PredictionRow]]], asked: bool
 ) -> None:
     """Each hybrid model's summary and its predictions; a hint when no point was asked."""
     from .predictions import model_summary, predictions_table

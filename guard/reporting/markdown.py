@@ -22,6 +22,7 @@ import numpy as np
 from .. import numbers
 from ..checking.verdicts import CheckReport, Verdict
 from ..measurements import Kernel, MeasurementSet
+from ..templating import environment
 from . import charts
 from .summary import ORDER, counts_sentence, reported_class
 
@@ -252,10 +253,8 @@ def _unlink(text: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _template() -> jinja2.Template:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("guard", "templates"),
+    env = environment(
         autoescape=False,
-        undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,

@@ -126,7 +126,7 @@ def _advice(m: Model) -> str | None:
         return None
     complexity = m.complexity()
     parts = [f"{escape(m.kernel)}:"]
-    if unsure:
+    if unsure and conf is not None:
         others = [f"{c} {p:.0%}" for c, p in conf.shares() if c != complexity][:3]
         parts.append(f"{complexity} is only {conf.probability:.0%} likely")
         if others:
