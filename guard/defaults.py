@@ -2,7 +2,7 @@
 
 ``perfguard --help`` and ``perfguard --version`` must start fast, so the option texts read
 these plain values instead of importing the format registry or the modelers; tests hold
-them equal to the registries they mirror (tests/test_startup.py).
+them equal to the registries they mirror (tests/cli/test_startup.py).
 """
 
 from __future__ import annotations
