@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib.util
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from types import MappingProxyType
 
 import pytest
 import yaml
+from test_realcode_corpus import _module
 
 from guard.checking.check import CheckOptions, ExpectationRule, check
 from guard.formats import load
@@ -24,15 +23,7 @@ REALCODE = Path(__file__).resolve().parents[1] / "benchmarks" / "realcode"
 CACHES = {"L1d": 32 << 10, "L2": 1 << 20, "L3": 32 << 20}
 
 
-def _module(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-consistency = _module("realcode_consistency", REALCODE / "consistency.py")
+consistency = _module(REALCODE / "consistency.py", "realcode_consistency")
 DOCUMENTED = {
     name: spec["expect"]
     for name, spec in yaml.safe_load((REALCODE / "perfguard.yml").read_text())["benchmarks"].items()
