@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/realcode/rounds.py probe       # each bug, buggy vs fixed, by hand
     .venv/bin/python benchmarks/realcode/rounds.py run [--rounds 3] [--metric time]
                                                        [--budget 240] [--bug-budget 15]
+                                                       [--size-limit S] [--min-repetitions N]
     .venv/bin/python benchmarks/realcode/rounds.py recheck [--metric time] [--folder DIR]
 
 One round:
@@ -192,9 +193,11 @@ def perfguard(args: list[str], env: dict[str, str], cwd: Path, log: list[Step], 
     return done
 
 
-def derived_config(source: Path, metric: str, target: Path) -> Path:
-    """The config with every benchmark's metric set; written beside the round's files."""
+def derived_config(source: Path, metric: str, target: Path, run: dict | None = None) -> Path:
+    """The config with every benchmark's metric set and ``run`` settings overridden; written
+    beside the round's files."""
     doc = yaml.safe_load(source.read_text(encoding="utf-8"))
+    doc["run"].update(run or {})
     for spec in doc["benchmarks"].values():
         spec["metric"] = metric
     target.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
@@ -261,8 +264,10 @@ def one_round(index: int, args, folder: Path) -> Round:
     folder.mkdir(parents=True, exist_ok=True)
     rnd = Round(index)
     start = time.monotonic()
-    lib_cfg = derived_config(LIB_CONFIG, args.metric, folder / "lib.yml")
-    bug_cfg = derived_config(BUG_CONFIG, args.metric, folder / "bugs.yml")
+    run = {"size_limit": args.size_limit} if args.size_limit else {}
+    run |= {"min_repetitions": args.min_repetitions} if args.min_repetitions else {}
+    lib_cfg = derived_config(LIB_CONFIG, args.metric, folder / "lib.yml", run)
+    bug_cfg = derived_config(BUG_CONFIG, args.metric, folder / "bugs.yml", run)
     lib_env = _env(HERE, site("corpus"))
     budget = ["--budget", str(args.budget)] if args.budget else []
 
@@ -426,6 +431,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--metric", default="time", help="time today; instructions later")
     run.add_argument("--budget", type=float, default=0, help="library run budget (default: yml)")
     run.add_argument("--bug-budget", type=float, default=15)
+    run.add_argument("--size-limit", type=float, help="run.size_limit of both configs")
+    run.add_argument("--min-repetitions", type=int, help="run.min_repetitions of both")
     again = sub.add_parser("recheck", help="judge recorded rounds again (no measuring)")
     again.add_argument("--metric", default="time", help="the rounds under work/rounds/METRIC")
     again.add_argument("--folder", help="a folder of round-N folders instead")
