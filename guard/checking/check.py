@@ -30,7 +30,7 @@ from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import SPACE, Evidence, EvidenceSettings
 from ..modeling.pmnf import Model
 from .batch import Comparison, HeldOut, bound_probabilities, compare_pairs, held_out_bounds
-from .classes import GrowthClass
+from .classes import GrowthClass, Order
 from .evidence import CLASSES
 from .expectation import Expectation, ExpectationError, parse_class, parse_expectation
 from .memory import TIMED_METRICS, memory_excess
@@ -752,7 +752,7 @@ def _class_text(parameter: str, h: int) -> str:
     return GrowthClass.from_orders({parameter: CLASSES[h]}).text()
 
 
-def _unit_text(parameter: str, order: tuple) -> str:
+def _unit_text(parameter: str, order: Order) -> str:
     return GrowthClass.from_orders({parameter: order}).text()
 
 
