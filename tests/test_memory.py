@@ -3,6 +3,8 @@ is inconclusive, not a fail; a gap of n^1 is not explained (issue 16, memory.py)
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
@@ -10,8 +12,10 @@ import pytest
 
 from guard.checking.check import CheckOptions, ExpectationRule, check
 from guard.checking.memory import memory_excess
+from guard.formats import load
 from guard.measurements import Kernel, MeasurementSet, Point, RunInfo
 
+FINDINGS = Path(__file__).resolve().parents[1] / "benchmarks" / "realcode" / "findings"
 CACHES = {"L1d": 32 << 10, "L2": 1 << 20, "L3": 32 << 20}  # this machine's
 SIZES = 2.0 ** np.arange(8, 21)
 
@@ -93,15 +97,33 @@ def test_rise_ignores_one_slow_point_and_needs_a_range_that_holds_every_level():
     assert e is not None and e.rise == pytest.approx(3.0)
     assert [name for name, _ in e.levels] == ["L1d", "L2", "L3"] and e.explainable == 8
     assert (e.steep_below, e.steep_above) == (256.0, 512.0)
+    assert e.explained and e.whole and e.excuses
     spiked = flat.copy()
     spiked[3] *= 20  # one slow point, not held by the larger sizes: no rise at all
     assert memory_excess("n", x, spiked, (0, 0), "call", CACHES) is None
-    assert memory_excess("n", x, flat * x / x[0], (0, 0), "call", CACHES) is None  # x2048
+    linear = memory_excess("n", x, flat * x / x[0], (0, 0), "call", CACHES)
+    assert linear is not None and linear.rise == pytest.approx(2048) and not linear.explained
     assert memory_excess("n", x, stepped, (0, 0), "call", {}) is None  # no caches known
     narrow = slice(0, 10)  # x512: cannot hold L1d..L3
-    assert memory_excess("n", x[narrow], stepped[narrow], (0, 0), "call", CACHES) is None
+    short = memory_excess("n", x[narrow], stepped[narrow], (0, 0), "call", CACHES)
+    assert short is not None and short.explained and not short.whole and not short.excuses
     two = {"L1d": CACHES["L1d"], "L2": CACHES["L2"]}  # ... but L1d..L2 where only those exist
-    assert memory_excess("n", x[narrow], stepped[narrow], (0, 0), "call", two) is not None
+    assert memory_excess("n", x[narrow], stepped[narrow], (0, 0), "call", two).excuses
+
+
+def test_a_bend_cannot_excuse_more_rise_than_the_levels_explain():
+    # urllib3 1.25.7 (CVE-2020-7212, n^2) declared <= n, measured in this branch's rounds:
+    # 64..8192 (x128, two levels at most) with a bend the segment detector finds between
+    # 1024 and 2048; the time per n rises x25, which no two cache levels explain
+    recorded = load(FINDINGS / "time-urllib3_percent_encoding-1.25.7.json")
+    assert recorded.run.machine["caches"] == CACHES
+    bent = verdict(recorded, "<= n")
+    assert bent.verdict == "fail" and bent.violates_expectation
+    machine = {k: v for k, v in recorded.run.machine.items() if k != "caches"}
+    without = dataclasses.replace(recorded, run=RunInfo(machine=MappingProxyType(machine)))
+    excused = verdict(without, "<= n")  # the bend rule alone, as before
+    assert excused.verdict == "inconclusive"
+    assert "bends between n=1024 and n=2048" in excused.reasons[0].message
 
 
 def test_a_narrow_range_keeps_a_log_factor_decidable():

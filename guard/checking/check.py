@@ -33,7 +33,7 @@ from .batch import Comparison, HeldOut, bound_probabilities, compare_pairs, held
 from .classes import GrowthClass, Order
 from .evidence import CLASSES
 from .expectation import Expectation, ExpectationError, parse_class, parse_expectation
-from .memory import TIMED_METRICS, memory_excess
+from .memory import TIMED_METRICS, MemoryExcess, memory_excess
 from .ranking import rank_kernels
 from .verdicts import CheckReport, Reason, Verdict
 
@@ -424,7 +424,7 @@ class _Judge:
             held, at = held_out.probability, held_out.size
             if held >= self.opts.settings.held_out:
                 message = _bound_message(le, admitted, expectation, p, kind)
-                bend = self._bend(key, admitted, le) or self._memory(key, expectation, le)
+                bend = self._excused(key, admitted, expectation, le)
                 if bend is not None:
                     findings.undecide(Reason(kind, f"{message}; {bend}"))
                     return p
@@ -487,18 +487,31 @@ class _Judge:
             f"bound): {advice}"
         )
 
+    def _excused(
+        self, key: tuple[str, str], admitted: np.ndarray, expectation: Expectation, le: LineEvidence
+    ) -> str | None:
+        """Why a bound failed over the whole range is not decided on this metric -- a bend in
+        the range, or the memory hierarchy (memory.py) -- or None.  Where the machine's cache
+        sizes are known, neither excuses more rise than the levels the range can span."""
+        memory = self._memory(key, expectation, le)
+        if memory is not None and not memory.explained:
+            return None
+        bend = self._bend(key, admitted, le)
+        if bend is not None:
+            return bend
+        return memory.describe() if memory is not None and memory.excuses else None
+
     def _memory(
         self, key: tuple[str, str], expectation: Expectation, le: LineEvidence
-    ) -> str | None:
-        """Why a bound exceeded on a timed kernel is not decided by this metric: the excess is
-        within what the measuring machine's cache levels can explain (memory.py), or None."""
+    ) -> MemoryExcess | None:
+        """The excess of a timed kernel over the bound against the measuring machine's cache
+        levels (run.machine.caches), or None: not timed, no cache sizes, no rise."""
         if key[1] not in TIMED_METRICS or not self.caches:
             return None
         order = expectation.bound.order(le.parameter)
         unit = "call" if not any(order) else _unit_text(le.parameter, order)
         medians = [float(np.median(v)) for v in le.line.values]
-        excess = memory_excess(le.parameter, le.line.x, medians, order, unit, self.caches)
-        return None if excess is None else excess.describe()
+        return memory_excess(le.parameter, le.line.x, medians, order, unit, self.caches)
 
     # ------------------------------------------------------------------ baseline
 

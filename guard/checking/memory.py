@@ -23,6 +23,10 @@ cache sizes were recorded (``run.machine.caches``):
 * each level can explain a rise of ``MEMORY_STEP`` (×2: sustained bandwidth roughly halves
   from L1 to L2 to L3 to memory), so a rise up to ``MEMORY_STEP ** levels`` is what the
   memory hierarchy can explain, and the bound is not judged on ``time``: inconclusive.
+* the same capacity bounds the bend rule (``check._bends``): a bend inside the range is
+  excused "as where the working set leaves a cache level" only if the rise is within
+  what the levels the range can span can explain -- an n^2 declared ``<= n`` over
+  64..8192 rises ×25 per n, which no two levels explain.
 
 A gap of n^1 or more over a range of ratio r rises about ×r, and every level needs a
 range of at least the ratio between two cache sizes (×32 here), so such a gap outgrows the
@@ -63,10 +67,21 @@ class MemoryExcess:
     steep_below: float  # the consecutive sizes with the steepest per-unit step
     steep_above: float
     steep: float
+    whole: bool  # the range can hold every recorded level
 
     @property
     def explainable(self) -> float:
         return MEMORY_STEP ** len(self.levels)
+
+    @property
+    def explained(self) -> bool:
+        """The rise is within what the levels the range can span can explain."""
+        return self.rise <= self.explainable
+
+    @property
+    def excuses(self) -> bool:
+        """The memory rule makes the bound inconclusive: explained over the whole hierarchy."""
+        return self.explained and self.whole
 
     def describe(self) -> str:
         """Why the bound is not decided on this metric, and what would decide it."""
@@ -95,8 +110,9 @@ def memory_excess(
     unit: str,
     caches: Mapping[str, int],
 ) -> MemoryExcess | None:
-    """The excess over ``bound`` (x^alpha log2(x)^beta) as the memory hierarchy can explain
-    it, or None: no cache sizes recorded, or the time per unit rises more than that."""
+    """The excess over ``bound`` (x^alpha log2(x)^beta) measured against the levels the
+    range can span (``explained``, ``whole``), or None: no cache sizes recorded, or the
+    time per unit does not rise at all."""
     xs = np.asarray(x, dtype=float)
     ys = np.asarray(medians, dtype=float)
     keep = np.isfinite(ys) & (ys > 0) & (xs > 0)
@@ -110,13 +126,11 @@ def memory_excess(
     below = np.minimum.accumulate(per_unit)[:-1]  # lowest at or below each size
     above = np.minimum.accumulate(per_unit[::-1])[::-1][1:]  # lowest at or above the next
     rise = float(np.max(above / below))
-    levels = _spanned(caches, float(xs[-1] / xs[0]))
-    if len(levels) < len(caches):
-        return None  # too narrow to hold the whole hierarchy: at most a bend (check._bends)
-    if not rise > 1.0 or rise > MEMORY_STEP ** len(levels):
+    if not rise > 1.0:
         return None
     steps = per_unit[1:] / per_unit[:-1]
     i = int(np.argmax(steps))
+    levels = _spanned(caches, float(xs[-1] / xs[0]))
     return MemoryExcess(
         parameter,
         unit,
@@ -127,6 +141,7 @@ def memory_excess(
         float(xs[i]),
         float(xs[i + 1]),
         float(steps[i]),
+        whole=len(levels) == len(caches),
     )
 
 
