@@ -23,7 +23,7 @@ cache sizes were recorded (``run.machine.caches``):
 * each level can explain a rise of ``MEMORY_STEP`` (×2: sustained bandwidth roughly halves
   from L1 to L2 to L3 to memory), so a rise up to ``MEMORY_STEP ** levels`` is what the
   memory hierarchy can explain, and the bound is not judged on ``time``: inconclusive.
-* the same capacity bounds the bend rule (``check._bends``): a bend inside the range is
+* the same capacity bounds the bend rule (``check._excused``): a bend inside the range is
   excused "as where the working set leaves a cache level" only if the rise is within
   what the levels the range can span can explain -- an n^2 declared ``<= n`` over
   64..8192 rises ×25 per n, which no two levels explain.
@@ -56,7 +56,8 @@ TIMED_METRICS = ("time", "cpu")
 
 @dataclass(frozen=True)
 class MemoryExcess:
-    """A per-unit rise the memory hierarchy can explain, and where it was steepest."""
+    """A timed kernel's per-unit rise over a bound, the cache levels its range can span,
+    and where the rise was steepest."""
 
     parameter: str
     unit: str  # the bound's class: "n log n"
