@@ -31,7 +31,7 @@ reversed, ``top`` U[0.4, 1.25]).
 from __future__ import annotations
 
 import numpy as np
-from regression_cases import REPETITIONS, Case
+from regression_cases import REPETITIONS, Case, same_class_factor
 
 __all__ = ["CLASSES", "KIND_SHARES", "LEVELS", "REGRESSIONS", "generate"]
 
@@ -74,7 +74,9 @@ def _measure(rng: np.random.Generator, clean: np.ndarray, level: float, speed: f
     return speed * clean[:, None] * drift[:, None] * jitter * outlier
 
 
-def _pair(rng: np.random.Generator, kind: str) -> tuple[str, str, float]:
+def _pair(
+    rng: np.random.Generator, kind: str, factors: tuple[float, float] | None = None
+) -> tuple[str, str, float]:
     """(baseline class, candidate class, candidate's kernel factor or top-size ratio)."""
     if kind == "regression":
         base, cand = REGRESSIONS[rng.integers(len(REGRESSIONS))]
@@ -84,12 +86,17 @@ def _pair(rng: np.random.Generator, kind: str) -> tuple[str, str, float]:
         return base, cand, float(rng.uniform(0.4, 1.25))
     names = list(CLASSES)
     base = names[rng.integers(len(names))]
-    scale = rng.uniform(1.1, 1.3) if kind == "slower" else rng.uniform(0.7, 1.0)
-    return base, base, float(scale)
+    return base, base, same_class_factor(rng, kind, factors)
 
 
-def _case(rng: np.random.Generator, index: int, kind: str, level: float) -> Case:
-    base, cand, factor = _pair(rng, kind)
+def _case(
+    rng: np.random.Generator,
+    index: int,
+    kind: str,
+    level: float,
+    factors: tuple[float, float] | None = None,
+) -> Case:
+    base, cand, factor = _pair(rng, kind, factors)
     scale = float(np.exp(rng.uniform(np.log(1e-5), np.log(1e-2))))  # top-size time, seconds
     overhead = float(rng.uniform(0.05, 0.6))
     kernel = 1.0 - overhead
@@ -111,8 +118,11 @@ def _case(rng: np.random.Generator, index: int, kind: str, level: float) -> Case
     )
 
 
-def generate(level: float, count: int, seed: int) -> list[Case]:
-    """``count`` cases at one jitter level, reproducible from (seed, level)."""
+def generate(
+    level: float, count: int, seed: int, factors: tuple[float, float] | None = None
+) -> list[Case]:
+    """``count`` cases at one jitter level, reproducible from (seed, level); ``factors`` as in
+    regression_cases.same_class_factor."""
     rng = np.random.default_rng([seed, 15, int(round(level * 1000))])
     kinds = [k for k, share in KIND_SHARES for _ in range(int(round(share * count)))]
-    return [_case(rng, i, kind, level) for i, kind in enumerate(kinds)]
+    return [_case(rng, i, kind, level, factors) for i, kind in enumerate(kinds)]

@@ -4,7 +4,8 @@ Usage (Extra-P lives in its own virtualenv; it is never a perfguard dependency):
 
     git -C /work/.mirror/extra-p+extrap/repo archive HEAD tests/data | tar -x -C /tmp/x
     .venv/bin/python benchmarks/extrap_corpus.py /tmp/x/tests/data \
-        [--extrap-python /work/peers/extrap/bin/python] [--cache DIR] [--json OUT.json]
+        [--extrap-python /work/peers/extrap/bin/python] [--cache DIR] [--json OUT.json] \
+        [--scaling weak|weak_threaded|strong] [--inclusive]
 
 Every input of the tree is found as Extra-P's tests use it: a folder whose subfolders hold
 ``*.cubex`` files is one CUBE set (Extra-P's ``--cube``), ``*.txt`` files are Extra-P text, or
@@ -106,12 +107,16 @@ def _kind(path: Path) -> str | None:
     return None
 
 
-def extrap_outcome(item: Input, python: str, cache: Path, scaling: str) -> Outcome:
-    out = cache / (item.name.replace("/", "__") + f".{scaling}.json")
+def extrap_outcome(
+    item: Input, python: str, cache: Path, scaling: str, inclusive: bool = False
+) -> Outcome:
+    values = ".inclusive" if inclusive else ""
+    out = cache / (item.name.replace("/", "__") + f".{scaling}{values}.json")
     if not out.exists():
         subprocess.run(
             [python, str(RUNNER), item.kind, str(item.path), "--out", str(out)]
-            + ["--scaling", scaling],
+            + ["--scaling", scaling]
+            + (["--inclusive"] if inclusive else []),
             check=True,
             cwd=HERE,
             capture_output=True,
@@ -148,10 +153,10 @@ def extrap_lead(terms: list[dict]) -> tuple[Fraction, Fraction]:
     return max(growing, default=(Fraction(0), Fraction(0)))
 
 
-def perfguard_outcome(item: Input, scaling: str) -> Outcome:
+def perfguard_outcome(item: Input, scaling: str, inclusive: bool = False) -> Outcome:
     t0 = time.perf_counter()
     try:
-        mset = load(item, scaling)
+        mset = load(item, scaling, inclusive)
         result = model_measurements(mset)
     except PerfguardError as exc:
         return Outcome(error=str(exc), seconds=time.perf_counter() - t0)
@@ -171,10 +176,10 @@ def perfguard_outcome(item: Input, scaling: str) -> Outcome:
     return outcome
 
 
-def load(item: Input, scaling: str):
-    """The set as a user's ``perfguard model PATH`` reads it."""
+def load(item: Input, scaling: str, inclusive: bool = False):
+    """The set as a user's ``perfguard model PATH [--scaling S] [--inclusive]`` reads it."""
     if item.kind == "cube":
-        return formats.load(item.path, scaling=scaling)
+        return formats.load(item.path, scaling=scaling, inclusive=inclusive)
     return formats.load(item.path)
 
 
@@ -311,13 +316,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--extrap-python", default=DEFAULT_EXTRAP)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/extrap_corpus_cache"))
     parser.add_argument("--scaling", default="weak", choices=["weak", "weak_threaded", "strong"])
+    parser.add_argument(
+        "--inclusive", action="store_true", help="CUBE sets: inclusive values (both tools)"
+    )
     parser.add_argument("--json", type=Path, help="write every input's outcome here")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     rows = []
     for item in find_inputs(args.data):
-        e = extrap_outcome(item, args.extrap_python, args.cache, args.scaling)
-        p = perfguard_outcome(item, args.scaling)
+        e = extrap_outcome(item, args.extrap_python, args.cache, args.scaling, args.inclusive)
+        p = perfguard_outcome(item, args.scaling, args.inclusive)
         rows.append((item, e, p))
         print(f"{item.name}: Extra-P {_verdict(e)[:60]} | perfguard {_verdict(p)[:60]}", flush=True)
     print()

@@ -4,7 +4,7 @@ Run with the *Extra-P* virtualenv's interpreter (it imports ``extrap``, never ``
 corpus benchmark (``benchmarks/extrap_corpus.py``) calls it once per input::
 
     /work/peers/extrap/bin/python benchmarks/extrap_corpus_runner.py KIND PATH --out RESULT.json
-        [--scaling weak|strong]
+        [--scaling weak|weak_threaded|strong] [--inclusive]
 
 KIND picks the reader as Extra-P's CLI flags do: ``text`` (--text), ``talpas`` (--talpas),
 ``json`` (--json, which also reads JSON Lines), ``cube`` (--cube, a directory), ``experiment``
@@ -29,7 +29,7 @@ from extrap.util.progress_bar import DUMMY_PROGRESS
 from extrap_runner import describe_model, make_modeler
 
 
-def reader_for(kind: str, scaling: str):
+def reader_for(kind: str, scaling: str, inclusive: bool = False):
     if kind == "text":
         from extrap.fileio.file_reader.text_file_reader import TextFileReader
 
@@ -58,16 +58,18 @@ def reader_for(kind: str, scaling: str):
 
         reader = CubeFileReader2()
         reader.scaling_type = ScalingType(scaling)
+        reader.use_inclusive_measurements = inclusive
         return reader
     raise ValueError(f"unknown kind {kind!r}")
 
 
-def run(kind: str, path: str, scaling: str) -> dict:
-    result: dict = {"kind": kind, "input": path, "scaling": scaling}
+def run(kind: str, path: str, scaling: str, inclusive: bool = False) -> dict:
+    result: dict = {"kind": kind, "input": path, "scaling": scaling, "inclusive": inclusive}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            experiment = reader_for(kind, scaling).read_experiment(path, DUMMY_PROGRESS)
+            reader = reader_for(kind, scaling, inclusive)
+            experiment = reader.read_experiment(path, DUMMY_PROGRESS)
     except Exception as exc:  # noqa: BLE001 - Extra-P refusing the input is a result
         result["error"] = f"{type(exc).__name__}: {exc}"
         return result
@@ -105,9 +107,10 @@ def main() -> int:
     parser.add_argument("path")
     parser.add_argument("--out", required=True)
     parser.add_argument("--scaling", default="weak", choices=["weak", "weak_threaded", "strong"])
+    parser.add_argument("--inclusive", action="store_true")
     args = parser.parse_args()
     try:
-        result = run(args.kind, args.path, args.scaling)
+        result = run(args.kind, args.path, args.scaling, args.inclusive)
     except Exception as exc:  # noqa: BLE001
         traceback.print_exc()
         result = {"kind": args.kind, "input": args.path, "error": f"{type(exc).__name__}: {exc}"}

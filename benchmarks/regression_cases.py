@@ -35,6 +35,7 @@ __all__ = [
     "Case",
     "NoiseModel",
     "generate",
+    "same_class_factor",
 ]
 
 Order = tuple[F, F]
@@ -103,7 +104,18 @@ def _measure(rng, clean: np.ndarray, level: float, speed: float, noise: NoiseMod
     return speed * clean[:, None] * drift[:, None] * jitter * outlier
 
 
-def _pair(rng, kind: str) -> tuple[str, str, float]:
+def same_class_factor(
+    rng: np.random.Generator, kind: str, factors: tuple[float, float] | None
+) -> float:
+    """The kernel's constant factor for a class kept: 1.1-1.3 slower or 0.7-1.0 faster, or
+    with ``factors`` (lo, hi) lo-hi slower or 1/hi-1/lo faster (one draw either way)."""
+    lo, hi = factors or (1.1, 1.3)
+    if kind == "slower":
+        return float(rng.uniform(lo, hi))
+    return float(rng.uniform(0.7, 1.0) if factors is None else rng.uniform(1 / hi, 1 / lo))
+
+
+def _pair(rng, kind: str, factors: tuple[float, float] | None = None) -> tuple[str, str, float]:
     """(base class, candidate class, candidate kernel scale at the smallest size)."""
     names = list(CLASSES)
     if kind == "regression":
@@ -113,12 +125,13 @@ def _pair(rng, kind: str) -> tuple[str, str, float]:
         base, cand = IMPROVEMENTS[rng.integers(len(IMPROVEMENTS))]
         return base, cand, float(np.exp(rng.uniform(np.log(0.8), np.log(1.25))))
     base = names[rng.integers(len(names))]
-    scale = rng.uniform(1.1, 1.3) if kind == "slower" else rng.uniform(0.7, 1.0)
-    return base, base, float(scale)
+    return base, base, same_class_factor(rng, kind, factors)
 
 
-def _case(rng, index: int, kind: str, level: float, noise: NoiseModel) -> Case:
-    base, cand, scale = _pair(rng, kind)
+def _case(
+    rng, index: int, kind: str, level: float, noise: NoiseModel, factors: tuple[float, float] | None
+) -> Case:
+    base, cand, scale = _pair(rng, kind, factors)
     n = START_SIZES[rng.integers(len(START_SIZES))] * 2.0 ** np.arange(SIZES)
     a = float(np.exp(rng.uniform(np.log(1e-9), np.log(1e-6))))
     g_base, g_cand = _g(base, n), _g(cand, n)
@@ -134,9 +147,16 @@ KIND_SHARES = (("regression", 0.4), ("slower", 0.25), ("same-or-faster", 0.2),
                ("improvement", 0.15))  # fmt: skip
 
 
-def generate(level: float, count: int, seed: int, noise: NoiseModel | None = None) -> list[Case]:
-    """``count`` cases at one jitter level, reproducible from (seed, level)."""
+def generate(
+    level: float,
+    count: int,
+    seed: int,
+    noise: NoiseModel | None = None,
+    factors: tuple[float, float] | None = None,
+) -> list[Case]:
+    """``count`` cases at one jitter level, reproducible from (seed, level); ``factors``: the
+    constant factors of the same-class cases (see ``same_class_factor``)."""
     noise = noise or NoiseModel()
     rng = np.random.default_rng([seed, int(round(level * 1000))])
     kinds = [k for k, share in KIND_SHARES for _ in range(int(round(share * count)))]
-    return [_case(rng, i, kind, level, noise) for i, kind in enumerate(kinds)]
+    return [_case(rng, i, kind, level, noise, factors) for i, kind in enumerate(kinds)]

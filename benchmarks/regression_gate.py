@@ -51,12 +51,18 @@ LEVELS = (0.01, 0.03, 0.05, 0.10, 0.20, 0.35)
 PAIR_TABLE_LEVELS = (0.01, 0.10)
 
 
-def generate(generator: str, level: float, count: int, seed: int) -> list[Case]:
-    """The cases of one generator at one jitter level."""
+def generate(
+    generator: str,
+    level: float,
+    count: int,
+    seed: int,
+    factors: tuple[float, float] | None = None,
+) -> list[Case]:
+    """The cases of one generator at one jitter level (``factors``: of the same-class cases)."""
     if generator == "crossover":
-        return crossover_cases.generate(level, count, seed)
+        return crossover_cases.generate(level, count, seed, factors)
     noise = NoiseModel(jitter="uniform", drift_ratio=0.25)
-    return regression_cases.generate(level, count, seed, noise)
+    return regression_cases.generate(level, count, seed, noise, factors)
 
 
 def measurement_set(cases: list[Case], which: str, run: RunInfo | None = None) -> MeasurementSet:
@@ -89,6 +95,12 @@ def perfguard_verdicts(cases: list[Case], run: RunInfo | None = None) -> dict[st
         ),
         "regression_inconclusive": np.array([v.verdict == "inconclusive" for v in reg.verdicts]),
         "expectation_inconclusive": np.array([v.verdict == "inconclusive" for v in exp.verdicts]),
+        "regression_score": np.array(
+            [v.probabilities.get("regression", 0.0) for v in reg.verdicts]
+        ),
+        "expectation_score": np.array(
+            [v.probabilities.get("violation", 0.0) for v in exp.verdicts]
+        ),
     }
 
 
@@ -98,6 +110,14 @@ def rates(fails: np.ndarray, cases: list[Case]) -> dict[str, float]:
         "detection": float(fails[reg].mean() * 100),
         "false_alarms": float(fails[~reg].mean() * 100),
     }
+
+
+def at_limit_point(score: np.ndarray, cases: list[Case], quantile: float = 0.99) -> np.ndarray:
+    """perfguard's reported probability thresholded as the limit is: at the level's 99th
+    percentile of the non-regressions (1% false alarms by construction, told the level)."""
+    score = np.nan_to_num(score, nan=0.0)
+    regression = np.array([c.regression for c in cases])
+    return score > np.quantile(score[~regression], quantile)
 
 
 def by_kind(fails: np.ndarray, cases: list[Case]) -> dict[str, float]:
@@ -113,7 +133,8 @@ def by_kind(fails: np.ndarray, cases: list[Case]) -> dict[str, float]:
 
 def run_level(generator: str, level: float, args: argparse.Namespace) -> dict:
     """Every tool on one generator at one jitter level."""
-    cases = generate(generator, level, args.count, args.seed)
+    factors = tuple(float(f) for f in args.factors.split(",")) if args.factors else None
+    cases = generate(generator, level, args.count, args.seed, factors)
     t0 = time.perf_counter()
     run = RunInfo(machine={"caches": cache_sizes()}) if args.caches else None
     ours = perfguard_verdicts(cases, run)
@@ -125,6 +146,8 @@ def run_level(generator: str, level: float, args: argparse.Namespace) -> dict:
         row[f"perfguard_{mode}"] = rates(ours[mode], cases)
         row[f"perfguard_{mode}_inconclusive"] = rates(ours[f"{mode}_inconclusive"], cases)
         row[f"perfguard_{mode}_by_kind"] = by_kind(ours[mode], cases)
+        point = at_limit_point(ours[f"{mode}_score"], cases)
+        row[f"perfguard_{mode}_at_limit_point"] = rates(point, cases)
     row["limit"] = rates(limit, cases)
     row["limit_by_kind"] = by_kind(limit, cases)
     if args.peers and generator == "regression":
@@ -148,6 +171,26 @@ def summary_table(rows: list[dict]) -> str:
             f"{r[k]['detection']:.1f} / {r[k]['false_alarms']:.2f}"
             for k in ("perfguard_regression", "perfguard_expectation", "limit")
         ]
+        lines.append(f"| {r['generator']} | {r['level']:.0%} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def operating_point_table(rows: list[dict]) -> str:
+    """perfguard at its own threshold (confidence 0.99) and at the limit's operating point."""
+    lines = [
+        "| generator | jitter | regression mode | at the limit's point | expectation mode | "
+        "at the limit's point | limit |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    keys = (
+        "perfguard_regression",
+        "perfguard_regression_at_limit_point",
+        "perfguard_expectation",
+        "perfguard_expectation_at_limit_point",
+        "limit",
+    )
+    for r in rows:
+        cells = [f"{r[k]['detection']:.1f} / {r[k]['false_alarms']:.2f}" for k in keys]
         lines.append(f"| {r['generator']} | {r['level']:.0%} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -179,6 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--generators", default="regression,crossover")
     ap.add_argument("--peers", action="store_true", help="ratio rules, Extra-P, big_O too")
     ap.add_argument("--out", default="benchmarks/out/gate")
+    ap.add_argument(
+        "--factors",
+        default="",
+        help="LO,HI: same-class cases change the kernel's constant factor LO-HIx slower or "
+        "1/HI-1/LO faster (default 1.1-1.3 slower, 0.7-1.0 faster)",
+    )
     ap.add_argument("--caches", action="store_true", help="record this machine's cache sizes")
     args = ap.parse_args(argv)
     if args.caches:
@@ -191,9 +240,11 @@ def main(argv: list[str] | None = None) -> int:
             row = run_level(generator, level, args)
             rows.append(row)
             print(_line(row), flush=True)
-    name = Path(args.out) / f"gate-seed{args.seed}{'-caches' if args.caches else ''}.json"
+    tag = f"-factors{args.factors.replace(',', '-')}" if args.factors else ""
+    tag += "-caches" if args.caches else ""
+    name = Path(args.out) / f"gate-seed{args.seed}{tag}.json"
     name.write_text(json.dumps(rows, indent=1))
-    print(f"\n{summary_table(rows)}\n\n{pair_table(rows)}\n")
+    print(f"\n{summary_table(rows)}\n\n{operating_point_table(rows)}\n\n{pair_table(rows)}\n")
     print(f"wrote {name}; {time.perf_counter() - started:.0f} s in all")
     return 0
 
@@ -201,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
 def _line(row: dict) -> str:
     parts = [f"{row['generator']} {row['level']:.0%}:"]
     for key in sorted(k for k in row if isinstance(row[k], dict) and "detection" in row[k]):
-        if key.endswith("_inconclusive"):
+        if key.endswith(("_inconclusive", "_at_limit_point")):
             continue
         r = row[key]
         parts.append(f"{key} {r['detection']:.1f}/{r['false_alarms']:.2f}")

@@ -24,6 +24,7 @@ from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.reader import ReaderError
 
+from .defaults import CONFIDENCE, MIN_TIME
 from .errors import ConfigError
 from .modeling.analytical import AnalyticalError, AnalyticalModel, parse_analytical
 
@@ -46,7 +47,7 @@ __all__ = [
 
 SUPPORTED_VERSIONS = (1,)
 METRICS = ("time", "cpu", "memory", "instructions", "custom")
-DEFAULT_CONFIDENCE = 0.99
+DEFAULT_CONFIDENCE = CONFIDENCE
 # A typo such as "1..1e9 +1" should fail fast instead of planning a billion runs.
 MAX_RANGE_VALUES = 10_000
 
@@ -147,7 +148,7 @@ class RunConfig:
     min_repetitions: int = 3
     max_repetitions: int = 15
     noise_target: float = 0.03
-    min_time: float = 0.01
+    min_time: float = MIN_TIME
     timeout: float = 60.0
     warmup: int = 1
     seed: int = 0
@@ -478,8 +479,10 @@ def _run_section(node: Node | None) -> RunConfig:
             values[name] = value
     run = RunConfig(**values)
     if run.min_repetitions > run.max_repetitions:
+        # The defaults agree, so the file gives at least one of the two: point at it.
+        _, culprit = fields.get("min_repetitions") or fields["max_repetitions"]
         raise _Invalid(
-            fields["min_repetitions"][1] if "min_repetitions" in fields else node,
+            culprit,
             "run.min_repetitions",
             f"{run.min_repetitions} exceeds run.max_repetitions ({run.max_repetitions})",
         )

@@ -24,6 +24,7 @@ __all__ = [
     "AnalyticalError",
     "MissingExtra",
     "GitHubError",
+    "Interrupted",
 ]
 
 
@@ -115,3 +116,9 @@ class GitHubError(PerfguardError):
     def __init__(self, message: str, status: int | None = None):
         self.status = status
         super().__init__(message)
+
+
+class Interrupted(PerfguardError):
+    """Ctrl-C or a cancelled CI job during a run (exit code 130; what was measured is kept)."""
+
+    exit_code = 130

@@ -57,6 +57,7 @@ from .collection.timing import (
     enough_repetitions,
     measure_once,
 )
+from .defaults import CONFIDENCE, SCALING_MIN_TIME
 from .errors import PerfguardError, UsageError
 from .formats.native import dumps
 from .measurements import Kernel, MeasurementSet, Point, RunInfo, kernel_problems
@@ -86,8 +87,8 @@ class ScalingSpec:
     min_repetitions: int = 3
     max_repetitions: int = 15
     noise_target: float = 0.03
-    min_time: float = 0.005
-    confidence: float = 0.99
+    min_time: float = SCALING_MIN_TIME
+    confidence: float = CONFIDENCE
     seed: int = 0
 
     @property

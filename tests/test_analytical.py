@@ -10,6 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from guard.app.departures import departure_lines as analytical_facts
 from guard.measurements import Kernel, Point
 from guard.modeling.analytical import (
     AnalyticalError,
@@ -17,7 +18,6 @@ from guard.modeling.analytical import (
     departure,
     parse_analytical,
 )
-from guard.reporting.markdown import analytical_facts
 
 PARAMS = ("n", "bx")
 

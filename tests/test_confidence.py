@@ -199,7 +199,8 @@ def test_a_shifted_size_is_reported_and_clean_data_is_not():
     shifted = model_measurements(_kernels(values)).models
     reported = [m.extra("drift") for m in shifted if m.extra("drift") is not None]
     assert len(reported) >= 50
-    assert all(d["at"] == {"n": 512.0} and d["deviation"] > 0.1 for d in reported)
+    assert all(d.at == 512.0 and d.deviation > 0.1 for d in reported)
+    assert all(d.to_json()["at"] == {"n": 512.0} for d in reported)
 
 
 def test_one_outlier_repetition_does_not_change_the_class():
@@ -212,4 +213,4 @@ def test_one_outlier_repetition_does_not_change_the_class():
     models = model_measurements(_kernels(spiked)).models
     assert [m.complexity() for m in models] == base
     assert all(m.noise > 1.0 for m in models)  # rrd is thrown by the spike...
-    assert all(m.extra("noise_detail")["robust"] < 0.1 for m in models)  # ...robust is not
+    assert all(m.extra("noise_detail").robust < 0.1 for m in models)  # ...robust is not

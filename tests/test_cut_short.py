@@ -28,7 +28,7 @@ def test_a_candidate_cut_short_is_inconclusive_and_says_where_and_how_much():
     assert "n=8192" in message and "n=65536" in message
     assert "takes ×2.9" in message or "takes ×3" in message  # the ratio at n=8192
     # the classes were compared over the same sizes: the baseline's model ends at 8192 too
-    assert v.baseline_model.extra("noise_detail")["points"][-1]["at"] == {"n": 8192.0}
+    assert v.baseline_model.extra("noise_detail").sizes[-1] == 8192.0
 
 
 def test_a_class_change_seen_before_the_cut_still_fails():

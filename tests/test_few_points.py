@@ -42,8 +42,8 @@ def test_three_and_four_sizes_are_modelled_with_less_confidence(points):
     many, _, _ = kernels(6, 60, seed=1)
     short = analyze(few)
     assert all(a.model is not None and not a.problems for a in short)
-    stated = np.mean([a.model.extra("confidence")["probability"] for a in short])
-    full = np.mean([a.model.extra("confidence")["probability"] for a in analyze(many)])
+    stated = np.mean([a.model.extra("confidence").probability for a in short])
+    full = np.mean([a.model.extra("confidence").probability for a in analyze(many)])
     assert stated < full
 
 
@@ -51,7 +51,7 @@ def test_three_and_four_sizes_are_modelled_with_less_confidence(points):
 def test_stated_class_probabilities_are_not_overconfident(points):
     mset, truth, _ = kernels(points, 600, seed=2)
     res = analyze(mset)
-    stated = np.array([a.model.extra("confidence")["probability"] for a in res])
+    stated = np.array([a.model.extra("confidence").probability for a in res])
     right = np.array([a.model.complexity() == name for a, (name, _, _) in zip(res, truth)])
     sure = stated >= 0.8
     assert sure.sum() >= 50
@@ -66,8 +66,8 @@ def test_stated_90_percent_prediction_intervals_cover_the_truth(points):
     inside = []
     for a, (_, f, curve) in zip(res, truth):
         value = curve[-1] + (f(np.array([at]))[0] - f(x[-1:])[0]) / f(x[-1]) * 1e-3
-        p = a.model.extra("prediction")
-        inside.append(p["low"] <= value <= p["high"])
+        p = a.model.extra("prediction").prediction
+        inside.append(p.low <= value <= p.high)
     assert np.mean(inside) >= 0.85
 
 

@@ -476,10 +476,12 @@ def test_render_init_writes_nothing(tmp_path: Path) -> None:
 
 def test_templates_ship_in_the_wheel() -> None:
     tomllib = pytest.importorskip("tomllib")
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert "templates/*" in data["tool"]["setuptools"]["package-data"]["guard"]
-    assert (ROOT / "guard" / "templates" / "perfguard.yml.tmpl").is_file()
-    assert not list((ROOT / "guard" / "templates").glob("*/"))  # "templates/*" is flat
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setuptools["package-dir"]["guard.templates"] == "templates"
+    assert "*" in setuptools["package-data"]["guard.templates"]
+    assert (ROOT / "templates" / "perfguard.yml.tmpl").is_file()
+    folders = [p for p in (ROOT / "templates").glob("*/") if p.name != "__pycache__"]
+    assert not folders  # "*" is flat
 
 
 # ---------------------------------------------------------------- workflow
@@ -577,16 +579,17 @@ def test_write_init_will_not_replace_a_folder_or_leave_the_root(tmp_path: Path) 
 
 def test_the_action_reference_is_a_commit_or_an_explained_tag(monkeypatch) -> None:
     from guard import scaffold
+    from guard.scaffold import workflows
 
     sha = "0123456789abcdef0123456789abcdef01234567"
     assert scaffold.action_reference(sha) == f"{sha} # perfguard's commit"
     with pytest.raises(UsageError, match="full 40-hex commit SHA"):
         scaffold.action_reference("v1")
-    monkeypatch.setattr(scaffold, "_own_commit", lambda: "")
+    monkeypatch.setattr(workflows, "_own_commit", lambda: "")
     unpinned = scaffold.action_reference()
     assert unpinned.startswith("v0 # zizmor: ignore[unpinned-uses]")
     assert "replace v0 with a commit SHA" in unpinned
-    monkeypatch.setattr(scaffold, "_own_commit", lambda: sha)
+    monkeypatch.setattr(workflows, "_own_commit", lambda: sha)
     assert scaffold.action_reference() == f"{sha} # perfguard's commit"
 
 

@@ -18,11 +18,13 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import numbers
 from ..collection.caches import recorded_caches
+from ..defaults import CONFIDENCE, SUGGESTIVE
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet
 from ..modeling import KernelAnalysis, analyze
@@ -35,7 +37,7 @@ from .evidence import CLASSES
 from .expectation import Expectation, ExpectationError, parse_class, parse_expectation
 from .memory import TIMED_METRICS, MemoryExcess, memory_excess
 from .ranking import rank_kernels
-from .verdicts import CheckReport, Reason, Verdict
+from .verdicts import CheckReport, Reason, Verdict, VerdictName
 
 __all__ = ["CheckOptions", "ExpectationRule", "check", "parse_rules"]
 
@@ -59,8 +61,8 @@ class CheckOptions:
     rules: tuple[ExpectationRule, ...] = ()
     max_class: str | None = None
     max_class_source: str = "--max-class"
-    confidence: float = 0.99
-    suggestive: float = 0.8
+    confidence: float = CONFIDENCE
+    suggestive: float = SUGGESTIVE
     strict: bool = False
     target: Mapping[str, float] = field(default_factory=dict)
     max_slowdown: float | None = None
@@ -241,6 +243,15 @@ def _analyses(mset: MeasurementSet, opts: CheckOptions) -> dict[tuple[str, str],
 _BoundKey = tuple[tuple[str, str], str, str]  # (kernel key, kind, parameter)
 
 
+class _Scored(NamedTuple):
+    """One line of a kernel scored against a bound."""
+
+    p: float  # P(the line's class exceeds the bound)
+    line: LineEvidence
+    admitted: np.ndarray  # (C,) the classes the bound admits
+    held_out: HeldOut | None  # the violation with the most telling size left out
+
+
 @dataclass(frozen=True)
 class _Numbers:
     """The batched statistics of a check (batch.py), looked up by kernel and line."""
@@ -409,50 +420,77 @@ class _Judge:
         if not lines:
             findings.undecide(Reason(kind, f"too few points to test {expectation.describe()}"))
             return math.nan
-        scored = []
-        for le in lines:
-            admitted = self.admitted(le.line.parameter, expectation)
-            p, held_out = self.numbers.bounds[key, kind, le.parameter]
-            scored.append((p, le, admitted, held_out))
-        scored.sort(key=lambda item: -item[0])  # stable: ties keep the lines' order
-        hinge = None
-        for p, le, admitted, held_out in scored:
-            if not p >= self.opts.confidence:
+        scored = sorted(
+            (self._score(key, le, expectation, kind) for le in lines),
+            key=lambda item: -item.p,  # stable: ties keep the lines' order
+        )
+        decided = self._decisive(key, scored, expectation, kind, findings)
+        if decided is not None:
+            return decided
+        return self._undecided_bound(scored, expectation, kind, findings)
+
+    def _score(
+        self, key: tuple[str, str], le: LineEvidence, expectation: Expectation, kind: str
+    ) -> _Scored:
+        p, held_out = self.numbers.bounds[key, kind, le.parameter]
+        return _Scored(p, le, self.admitted(le.line.parameter, expectation), held_out)
+
+    def _decisive(
+        self,
+        key: tuple[str, str],
+        scored: list[_Scored],
+        expectation: Expectation,
+        kind: str,
+        findings: _Findings,
+    ) -> float | None:
+        """The first confident line that stays so without any one size fails the bound
+        (unless a bend explains it); else the first confident line hinging on one size makes
+        the finding inconclusive; None when no line is confident with its class outside."""
+        hinge: tuple[_Scored, HeldOut] | None = None
+        for item in scored:
+            if not item.p >= self.opts.confidence:
                 break
-            if admitted[_shown(le)] or held_out is None:
+            if item.admitted[_shown(item.line)] or item.held_out is None:
                 continue  # decisive mass outside, yet the class a person reads is inside
-            held, at = held_out.probability, held_out.size
-            if held >= self.opts.settings.held_out:
-                message = _bound_message(le, admitted, expectation, p, kind)
-                bend = self._excused(key, admitted, expectation, le)
+            if item.held_out.probability >= self.opts.settings.held_out:
+                message = _bound_message(item.line, item.admitted, expectation, item.p, kind)
+                bend = self._excused(key, item.admitted, expectation, item.line)
                 if bend is not None:
                     findings.undecide(Reason(kind, f"{message}; {bend}"))
-                    return p
-                findings.add(kind, p, message)
-                return p
+                else:
+                    findings.add(kind, item.p, message)
+                return item.p
             if hinge is None:
-                hinge = (p, le, admitted, held, at)
-        if hinge is not None:
-            p, le, admitted, held, at = hinge
-            size = numbers.at(le.line.parameter, at)
-            message = (
-                f"{_bound_message(le, admitted, expectation, p, kind)}; but it hinges on "
-                f"{size}: without it {_percent(held)} (not enough to fail; re-measure {size})"
-            )
-            findings.undecide(Reason(kind, message))
-            return held
-        p, le, admitted, _ = scored[0]
-        message = _bound_message(le, admitted, expectation, p, kind)
-        shown_outside = [s for s in scored if not s[2][_shown(s[1])]]
-        if p >= self.opts.confidence or (p < self.opts.suggestive and shown_outside):
+                hinge = (item, item.held_out)
+        if hinge is None:
+            return None
+        item, held = hinge
+        size = numbers.at(item.line.line.parameter, held.size)
+        message = (
+            f"{_bound_message(item.line, item.admitted, expectation, item.p, kind)}; but it "
+            f"hinges on {size}: without it {_percent(held.probability)} (not enough to fail; "
+            f"re-measure {size})"
+        )
+        findings.undecide(Reason(kind, message))
+        return held.probability
+
+    def _undecided_bound(
+        self, scored: list[_Scored], expectation: Expectation, kind: str, findings: _Findings
+    ) -> float:
+        """No line fails the bound outright: pass, or inconclusive when a class reads above
+        it or the probability is decisive while the class a person reads is inside."""
+        first = scored[0]
+        shown_outside = [s for s in scored if not s.admitted[_shown(s.line)]]
+        if first.p >= self.opts.confidence or (first.p < self.opts.suggestive and shown_outside):
             # A class that reads above the bound never passes quietly, and a decisive
             # probability whose likeliest class is inside never fails.
-            p, le, admitted, _ = (shown_outside or scored)[0]
-            message = _bound_message(le, admitted, expectation, p, kind)
+            item = (shown_outside or scored)[0]
+            message = _bound_message(item.line, item.admitted, expectation, item.p, kind)
             findings.undecide(Reason(kind, f"{message} (not enough to fail)"))
-            return p
-        findings.add(kind, p, message)
-        return p
+            return item.p
+        message = _bound_message(first.line, first.admitted, expectation, first.p, kind)
+        findings.add(kind, first.p, message)
+        return first.p
 
     def _bend(self, key: tuple[str, str], admitted: np.ndarray, le: LineEvidence) -> str | None:
         """Why a bound failed over the whole range is not decided by the sizes beyond a bend
@@ -747,7 +785,7 @@ class _Findings:
         self.reasons.append(reason)
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> VerdictName:
         if self.failed:
             return "fail"
         return "inconclusive" if self.undecided else "pass"

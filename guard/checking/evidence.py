@@ -51,12 +51,19 @@ __all__ = [
 class ClassPosterior(Protocol):
     """What verdicts read of an analysis: class-level arrays (K, C) and the settings."""
 
-    kernels: int
-    class_log_weight: np.ndarray
-    class_probabilities: np.ndarray
-    class_prior: np.ndarray
-    class_shares: tuple[np.ndarray, np.ndarray]
-    settings: EvidenceSettings
+    # Read-only members, so frozen dataclasses (ClassView, Evidence) satisfy the protocol.
+    @property
+    def kernels(self) -> int: ...
+    @property
+    def class_log_weight(self) -> np.ndarray: ...
+    @property
+    def class_probabilities(self) -> np.ndarray: ...
+    @property
+    def class_prior(self) -> np.ndarray: ...
+    @property
+    def class_shares(self) -> tuple[np.ndarray, np.ndarray]: ...
+    @property
+    def settings(self) -> EvidenceSettings: ...
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from ..errors import ExpectationError
 __all__ = ["Op", "Expectation", "ExpectationError", "parse_expectation", "parse_class"]
 
 Op = Literal["<=", "<", "=="]
+_UPPER_BOUNDS: tuple[Op, ...] = ("<=", "<", "==")
 
 _EXPONENT_HINT = "write e.g. 'n^2', 'n^1.5', 'n^(3/2)'"
 _CLASS_HINT = "write e.g. 'n log n', 'n^2 + p' or '1'"
@@ -251,8 +252,10 @@ class _Parser:
         if token.value in (">", ">="):
             self.fail(token, "lower bounds are not supported", "use '<=', '<' or '=='")
         self.advance()
-        value: Op = token.value  # type: ignore[assignment]  # the lexer only makes these three
-        return value
+        for op in _UPPER_BOUNDS:
+            if token.value == op:
+                return op
+        self.fail(token, f"unknown operator {token.value!r}", "use '<=', '<' or '=='")
 
     def wrapper_op(self, token: _Token) -> Op | None:
         if token.kind == "name" and token.value in _WRAPPERS and self.peek(1).kind == "(":

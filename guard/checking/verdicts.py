@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..defaults import CONFIDENCE
 from ..modeling.pmnf import Model
 
 __all__ = ["FAIL_ON", "SCHEMA", "CheckReport", "Reason", "Verdict", "VerdictName", "exit_code"]
@@ -76,7 +77,7 @@ class CheckReport:
 
     verdicts: tuple[Verdict, ...]
     strict: bool = False
-    confidence: float = 0.99
+    confidence: float = CONFIDENCE
     target: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
@@ -86,9 +87,10 @@ class CheckReport:
         names = {v.verdict for v in self.verdicts}
         if "fail" in names or (self.strict and "inconclusive" in names):
             return "fail"
-        for name in ("error", "inconclusive"):
+        undecided: tuple[VerdictName, ...] = ("error", "inconclusive")
+        for name in undecided:
             if name in names:
-                return name  # type: ignore[return-value]
+                return name
         return "pass"
 
     def to_json(self) -> dict[str, Any]:

@@ -15,14 +15,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ..defaults import CONFIDENCE
 from ..errors import FormatError
 from ..formats._common import decode_json
 from ..modeling.pmnf import Factor, Model, Term
-from .verdicts import SCHEMA, CheckReport, Reason, Verdict
+from .verdicts import SCHEMA, CheckReport, Reason, Verdict, VerdictName
 
 __all__ = ["load_report", "read_report", "read_verdict"]
 
-_VERDICTS = ("pass", "fail", "inconclusive", "error")
+_VERDICTS: tuple[VerdictName, ...] = ("pass", "fail", "inconclusive", "error")
 _MAX_TEXT = 10_000  # characters in any one string field
 _MAX_KERNELS = 100_000
 
@@ -105,7 +106,7 @@ def read_report(doc: Any, path: str) -> CheckReport:
     return CheckReport(
         verdicts=verdicts,
         strict=r.flag(doc.get("strict", False), "strict"),
-        confidence=r.number(doc.get("confidence", 0.99), "confidence") or 0.99,
+        confidence=r.number(doc.get("confidence", CONFIDENCE), "confidence") or CONFIDENCE,
         target={
             (r.text(k, "target") or ""): r.number(v, f"target.{k}") or 0.0
             for k, v in target.items()
@@ -122,7 +123,8 @@ def read_verdict(entry: Any, path: str, where: str = "entry") -> Verdict:
 def _verdict(r: _Reader, entry: Any, where: str) -> Verdict:
     e = r.obj(entry, where)
     kind = r.text(e.get("verdict"), f"{where}.verdict")
-    if kind not in _VERDICTS:
+    verdict = next((name for name in _VERDICTS if name == kind), None)
+    if verdict is None:
         raise r.fail(f"{where}.verdict", f"expected one of {', '.join(_VERDICTS)}")
     reasons = r.arr(e.get("reasons", []), f"{where}.reasons", limit=100)
     probabilities = r.obj(e.get("probabilities", {}), f"{where}.probabilities")
@@ -132,7 +134,7 @@ def _verdict(r: _Reader, entry: Any, where: str) -> Verdict:
     return Verdict(
         kernel=r.text(e.get("kernel"), f"{where}.kernel") or "",
         metric=r.text(e.get("metric"), f"{where}.metric") or "",
-        verdict=kind,  # type: ignore[arg-type]
+        verdict=verdict,
         expectation=r.text(e.get("expectation"), f"{where}.expectation", optional=True),
         violates_expectation=r.flag(e.get("violates_expectation", False), f"{where}.violates"),
         regression=r.flag(e.get("regression", False), f"{where}.regression"),

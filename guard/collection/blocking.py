@@ -65,7 +65,9 @@ def _block_speeds(series: Series, iterations: int) -> dict[int, float]:
     return _centered(speeds)
 
 
-def rescale(values: Sequence[float], rounds: Sequence[int], speeds: Mapping[int, float]) -> list:
+def rescale(
+    values: Sequence[float], rounds: Sequence[int], speeds: Mapping[int, float]
+) -> list[float]:
     """Each value divided by its round's speed."""
     return [v / speeds.get(r, 1.0) for v, r in zip(values, rounds)]
 

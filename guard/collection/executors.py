@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from ..defaults import MIN_TIME
 from ..errors import ExecutionError
 from .counters import (
     DUMP_ENV,
@@ -247,7 +248,7 @@ class CallableExecutor:
     def __init__(
         self,
         python: str = sys.executable,
-        min_time: float = 0.01,
+        min_time: float = MIN_TIME,
         counters: CounterChoice | None = None,
     ):
         self.python = python
@@ -386,7 +387,7 @@ class _Worker:
 class RoutingExecutor:
     """Commands to a CommandExecutor, callables to a CallableExecutor."""
 
-    def __init__(self, min_time: float = 0.01):
+    def __init__(self, min_time: float = MIN_TIME):
         counters = CounterChoice()  # perf is probed once per run, for both kinds
         self.commands = CommandExecutor(counters)
         self.callables = CallableExecutor(min_time=min_time, counters=counters)

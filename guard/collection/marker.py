@@ -79,7 +79,7 @@ class CallCounter:
         return totals[0]
 
     def _new_dumps(self) -> list[int]:
-        totals = []
+        totals: list[int] = []
         while True:
             path = self.base.with_name(f"{self.base.name}.{self.dumps + 1}")
             if not path.exists():

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import FormatError, UsageError
 from ..measurements import MeasurementSet
+from ..registry import Registry
 
 __all__ = ["Importer", "register", "names", "detect", "parse", "load"]
 
@@ -21,15 +22,12 @@ class Importer:
     parse: Callable[[str, str], MeasurementSet]
 
 
-_REGISTRY: dict[str, Importer] = {}
+_REGISTRY: Registry[Importer] = Registry("format")
 
 
 def register(importer: Importer) -> Importer:
     """Add an importer under its name (names are unique)."""
-    if importer.name in _REGISTRY:
-        raise ValueError(f"format {importer.name!r} registered twice")
-    _REGISTRY[importer.name] = importer
-    return importer
+    return _REGISTRY.add(importer.name, importer)
 
 
 def names() -> list[str]:
@@ -55,25 +53,33 @@ def parse(text: str, path: str, format: str | None = None) -> MeasurementSet:
     return _REGISTRY[name].parse(text, path)
 
 
-def load(path: str | Path, format: str | None = None, scaling: str | None = None) -> MeasurementSet:
+def load(
+    path: str | Path,
+    format: str | None = None,
+    scaling: str | None = None,
+    inclusive: bool = False,
+) -> MeasurementSet:
     """Read a measurement file of any registered format, an Extra-P experiment (``.extra-p``)
     or a folder of Score-P experiments.
 
     ``scaling`` (weak, the default, weak_threaded or strong) says how a Score-P
-    experiment's values per process become values per point; it applies to such folders.
+    experiment's values per process become values per point, ``inclusive`` whether a call
+    path's values include its callees' (exclusive by default); both apply to such folders.
     """
     if scaling not in (None, "weak", "weak_threaded", "strong"):
         raise UsageError(f"--scaling must be weak, weak_threaded or strong, got {scaling!r}")
     p = Path(path)
     if p.is_dir():
-        return _load_directory(p, format, scaling)
-    if scaling is not None:
-        raise UsageError(
-            f"--scaling applies to folders of Score-P experiments, and {path} is a file"
-        )
+        return _load_directory(p, format, scaling, inclusive)
+    for given, flag in ((scaling is not None, "--scaling"), (inclusive, "--inclusive")):
+        if given:
+            raise UsageError(
+                f"{flag} applies to folders of Score-P experiments, and {path} is a file"
+            )
     try:
-        if _is_zip(p):
-            return _load_experiment(p, format)
+        kind = _binary_kind(p)
+        if kind is not None:
+            return _load_experiment(p, format, kind)
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise FormatError("no such file", str(path)) from None
@@ -86,23 +92,31 @@ def load(path: str | Path, format: str | None = None, scaling: str | None = None
     return parse(text, str(path), format)
 
 
-def _is_zip(path: Path) -> bool:
+def _binary_kind(path: Path) -> str | None:
+    """ "zip" (Extra-P's ``.extra-p``), "extrap3" (Extra-P 3's binary experiment) or None."""
+    from .extrap3_experiment import is_extrap3
     from .extrap_experiment import ZIP_MAGIC
 
     with path.open("rb") as fh:
-        return fh.read(len(ZIP_MAGIC)) == ZIP_MAGIC
+        head = fh.read(32)
+    if head.startswith(ZIP_MAGIC):
+        return "zip"
+    return "extrap3" if is_extrap3(head) else None
 
 
-def _load_experiment(path: Path, format: str | None) -> MeasurementSet:
-    """A zip archive: Extra-P's saved experiment (``.extra-p``)."""
-    from . import extrap_experiment
+def _load_experiment(path: Path, format: str | None, kind: str) -> MeasurementSet:
+    """Extra-P's saved experiment (``.extra-p``, a zip) or an Extra-P 3 experiment."""
+    from . import extrap3_experiment, extrap_experiment
 
+    what = "an Extra-P experiment (zip)" if kind == "zip" else "an Extra-P 3 experiment"
     if format is not None:
-        raise UsageError(f"--format {format} reads text; {path} is an Extra-P experiment (zip)")
-    return extrap_experiment.load(path)
+        raise UsageError(f"--format {format} reads text; {path} is {what}")
+    return extrap_experiment.load(path) if kind == "zip" else extrap3_experiment.load(path)
 
 
-def _load_directory(path: Path, format: str | None, scaling: str | None) -> MeasurementSet:
+def _load_directory(
+    path: Path, format: str | None, scaling: str | None, inclusive: bool
+) -> MeasurementSet:
     from . import cube
 
     if not cube.is_experiment_directory(path):
@@ -115,7 +129,7 @@ def _load_directory(path: Path, format: str | None, scaling: str | None) -> Meas
         raise UsageError(
             f"--format {format} reads files; {path} is a folder of Score-P experiments"
         )
-    return cube.load(path, scaling or "weak")
+    return cube.load(path, scaling or "weak", inclusive)
 
 
 def _register_builtin() -> None:

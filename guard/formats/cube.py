@@ -174,7 +174,9 @@ class _Reader:
             ) from None
         return out
 
-    def _metric(self, cube: Any, metric: Any, data: Any, paths: dict[int, str], out: Values):
+    def _metric(
+        self, cube: Any, metric: Any, data: Any, paths: dict[int, str], out: Values
+    ) -> None:
         unit = _UNITS.get(metric.units, metric.units or None)
         for cnode_id in data.cnode_indices:
             cnode = cube.get_cnode(cnode_id)

@@ -94,7 +94,7 @@ class _Reader:
         self.complexity = ComplexityRows(_SECONDS)
 
     def add(self, i: int, row: Any) -> None:
-        at = ["benchmarks", i]
+        at: list[str | int] = ["benchmarks", i]
         row = self.doc.obj(row, at)
         kind = complexity_kind(row)
         if kind is not None:
@@ -114,7 +114,7 @@ class _Reader:
     def point(
         self, i: int, key: str, name: str, kernel: str, args: list[tuple[str, str]]
     ) -> tuple[float, ...]:
-        at = ["benchmarks", i, key]
+        at: list[str | int] = ["benchmarks", i, key]
         if not kernel:
             raise self.doc.fail(at, f"{name} has no benchmark name before its arguments")
         if not args:

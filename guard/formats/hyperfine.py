@@ -114,7 +114,7 @@ class _Reader:
         self.names: list[str] = []  # every parameter name, as in the first result
 
     def result(self, i: int, raw: Any) -> _Result:
-        at = ["results", i]
+        at: list[str | int] = ["results", i]
         raw = self.doc.obj(raw, at)
         command = self.doc.text_value(self.doc.member(raw, at, "command"), [*at, "command"])
         params = self.parameters(i, raw)
@@ -131,7 +131,7 @@ class _Reader:
         return _Result(command, params, self.values(i, raw))
 
     def parameters(self, i: int, raw: dict[str, Any]) -> dict[str, str]:
-        at = ["results", i, "parameters"]
+        at: list[str | int] = ["results", i, "parameters"]
         params = raw.get("parameters")
         if not params:
             raise self.doc.fail(
@@ -150,7 +150,7 @@ class _Reader:
         return value
 
     def check_names(self, i: int, params: dict[str, str]) -> None:
-        at = ["results", i, "parameters"]
+        at: list[str | int] = ["results", i, "parameters"]
         if set(params) != set(self.names):
             raise self.doc.fail(
                 at,
@@ -165,7 +165,7 @@ class _Reader:
                 )
 
     def values(self, i: int, raw: dict[str, Any]) -> list[float]:
-        at = ["results", i]
+        at: list[str | int] = ["results", i]
         if raw.get("times") is not None:
             return self.doc.numbers(raw["times"], [*at, "times"])
         return [self.doc.number(self.doc.member(raw, at, "mean"), [*at, "mean"])]

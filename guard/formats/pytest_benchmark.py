@@ -73,7 +73,7 @@ class _Reader:
         self.seen: dict[tuple[str, tuple[float, ...]], int] = {}
 
     def add(self, i: int, bench: Any) -> None:
-        at = ["benchmarks", i]
+        at: list[str | int] = ["benchmarks", i]
         bench = self.doc.obj(bench, at)
         name = self.doc.text_value(self.doc.member(bench, at, "name"), [*at, "name"])
         params = self.params(i, bench, name)
@@ -101,7 +101,7 @@ class _Reader:
         return self.doc.obj(params, ["benchmarks", i, "params"])
 
     def point(self, i: int, name: str, params: dict[str, Any]) -> tuple[float, ...]:
-        at = ["benchmarks", i, "params"]
+        at: list[str | int] = ["benchmarks", i, "params"]
         numeric = [k for k, v in params.items() if _is_number(v)]
         if not self.parameters:
             if not numeric:
@@ -133,7 +133,7 @@ class _Reader:
         return f"{base}[{','.join(labels)}]" if labels else base
 
     def values(self, i: int, bench: dict[str, Any]) -> list[float]:
-        at = ["benchmarks", i, "stats"]
+        at: list[str | int] = ["benchmarks", i, "stats"]
         stats = self.doc.obj(self.doc.member(bench, at[:2], "stats"), at)
         if stats.get("data") is not None:
             return self.doc.numbers(stats["data"], [*at, "data"])

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Protocol
 
 import numpy as np
@@ -17,9 +15,10 @@ from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, kernel_problems
 from .adaptive import AdaptiveModeler
 from .analysis import EvidenceModeler, LineEvidence, fits_of, kernel_lines, lead, line_evidence
-from .confidence import Confidence, Prediction, confidences, predictions
-from .drift import Drift, find_drift
-from .evidence import CLASSES, Evidence, EvidenceSettings
+from .confidence import Prediction, confidences, predictions
+from .details import ClassConfidence, DriftDetail, NoiseDetail, PredictionDetail
+from .drift import find_drift
+from .evidence import Evidence, EvidenceSettings
 from .exhaustive import ExhaustiveModeler
 from .growth import growth_json
 from .multi_parameter import model_multi_parameter
@@ -31,7 +30,7 @@ from .noise import (
     robust_noise,
 )
 from .penalized import PenalizedModeler
-from .pmnf import Deferred, Factor, Model, Term, fraction_text
+from .pmnf import Factor, Model, Term
 from .refining import RefiningModeler
 from .result import Fitted, evaluate_fits
 from .segments import Segmentation, detect_segments
@@ -53,7 +52,10 @@ __all__ = [
 
 
 class Modeler(Protocol):
-    name: str
+    @property
+    def name(self) -> str:
+        """The modeler's name on the command line (read-only: modelers are frozen)."""
+        ...
 
     def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
         """Model every row of y (K, P) measured at x (P,).
@@ -237,14 +239,16 @@ def _models_of(
     for kernel, fit, drift, seg, st, conf, pred in zip(
         kernels, fits, drifts, segmentations, stats, confs, preds
     ):
+        noise = NoiseDetail(param, xs, st.rrd, st.robust, st.sigma, tuple(st.spreads))
+        shifted = None if drift is None else DriftDetail(param, xs[drift.index], drift.deviation)
         extras: dict[str, Any] = {
-            "noise_detail": Deferred(_noise_json, param, xs, st),
-            "confidence": Deferred(_confidence_json, param, conf),
-            "drift": None if drift is None else _drift_json(param, xs, drift),
+            "noise_detail": noise,
+            "confidence": ClassConfidence(param, conf),
+            "drift": shifted,
             "segments": [] if seg is None else [seg.to_json(param, kernel.metric)],
         }
         if pred is not None:
-            extras["prediction"] = Deferred(_prediction_json, param, pred)
+            extras["prediction"] = PredictionDetail(param, pred)
         extras.update(_reported(kernel))
         models.append(_to_model(kernel, param, fit, st.rrd, extras))
     return models
@@ -300,8 +304,10 @@ def _kernels_noise(kernels: list[Kernel]) -> list[_KernelNoise]:
     stats = noise_batch(values)
     medians = np.median(values, axis=-1)
 
-    def listed(a: np.ndarray) -> list:
-        return np.where(np.isnan(a), None, a).tolist()
+    def listed(a: np.ndarray) -> list[Any]:
+        boxed = a.astype(object)
+        boxed[np.isnan(a)] = None
+        return boxed.tolist()
 
     rrd, robust, sigma = (listed(stats[k]) for k in ("rrd", "robust", "median_error"))
     spreads = listed(stats["spreads"])
@@ -324,59 +330,6 @@ def _kernel_noise(kernel: Kernel) -> _KernelNoise:
     )
 
 
-def _noise_json(param: str, xs: tuple[float, ...], st: _KernelNoise) -> dict[str, Any]:
-    return {
-        "rrd": st.rrd,
-        "robust": st.robust,
-        "median_error": st.sigma,
-        "points": [{"at": {param: x}, "spread": s} for x, s in zip(xs, st.spreads)],
-    }
-
-
-def _drift_json(param: str, xs: tuple[float, ...], drift: Drift) -> dict[str, Any]:
-    return {"at": {param: xs[drift.index]}, "deviation": drift.deviation}
-
-
-@functools.lru_cache(maxsize=4096)
-def _order_json(param: str, order: tuple[Fraction, Fraction]) -> dict[str, str]:
-    body = Factor(param, *order).big_o()
-    return {
-        "complexity": f"O({body})" if body else "O(1)",
-        "exponent": fraction_text(order[0]),
-        "log_exponent": fraction_text(order[1]),
-    }
-
-
-def _confidence_json(param: str, conf: Confidence) -> dict[str, Any]:
-    table = _class_table(param)
-    return {
-        "probability": conf.probability,
-        "classes": [
-            {
-                **(table[c.index] if c.index >= 0 else _order_json(param, c.order)),
-                "probability": c.probability,
-            }
-            for c in conf.classes
-        ],
-    }
-
-
-@functools.lru_cache(maxsize=64)
-def _class_table(param: str) -> tuple[dict[str, str], ...]:
-    """The models@1 class entry of every class the evidence knows, by index."""
-    return tuple(_order_json(param, order) for order in CLASSES)
-
-
-def _prediction_json(param: str, pred: Prediction) -> dict[str, Any]:
-    return {
-        "at": {param: pred.at},
-        "value": pred.value,
-        "low": pred.low,
-        "high": pred.high,
-        "level": pred.level,
-    }
-
-
 def _model_multi(
     mset: MeasurementSet, impl: Modeler, problems: dict[tuple[str, str], tuple[str, ...]]
 ) -> dict[tuple[str, str], Model]:
@@ -386,7 +339,12 @@ def _model_multi(
     """
     line_modeler = PenalizedModeler() if isinstance(impl, EvidenceModeler) else impl
     models: dict[tuple[str, str], Model] = {}
-    results = model_multi_parameter(mset.kernels, tuple(mset.parameters), line_modeler)
+    results = model_multi_parameter(
+        mset.kernels,
+        tuple(mset.parameters),
+        line_modeler,
+        evidence=isinstance(impl, EvidenceModeler),
+    )
     for kernel, result in zip(mset.kernels, results):
         if isinstance(result, Model):
             # The same added fields as one-parameter models; the per-class confidence,

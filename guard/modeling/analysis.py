@@ -32,7 +32,7 @@ from .evidence import (
     repetition_stats,
 )
 from .lines import Line, kernel_line
-from .result import Fitted
+from .result import CONSTANT_ORDER, Fitted
 
 __all__ = [
     "DECIDING_POINTS",
@@ -75,35 +75,62 @@ def kernel_lines(kernel: Kernel, parameters: tuple[str, ...]) -> list[Line]:
     return out
 
 
-def line_evidence(
-    lines: Sequence[Line], settings: EvidenceSettings | None = None
-) -> list[LineEvidence]:
-    """Evidence for every line, batched by shared sizes (same order as ``lines``)."""
-    s = settings or EvidenceSettings()
+@dataclass(frozen=True)
+class _Batch:
+    """Lines that share their sizes, stacked: one class_evidence call."""
+
+    x: np.ndarray  # (P,)
+    members: list[int]  # each row's index in the caller's lines
+    y: np.ndarray  # (K, P) point values
+    noise: np.ndarray  # (K,) each row's own repetition noise
+    reps: np.ndarray
+    dof: np.ndarray  # (K,) degrees of freedom of that noise
+    values: np.ndarray  # (K, P, R) the repetitions, NaN-padded
+
+
+def _batches(lines: Sequence[Line], s: EvidenceSettings) -> list[_Batch]:
+    """The lines grouped by their sizes, in first-seen order."""
     groups: dict[tuple[float, ...], list[int]] = defaultdict(list)
     for i, line in enumerate(lines):
         groups[line.x].append(i)
-    prepared = []
+    out = []
     for xs, members in groups.items():
         width = max(len(v) for i in members for v in lines[i].values)
         values = np.stack([pad_values(lines[i].values, width) for i in members])
         noise, reps = repetition_stats(values)
         y = point_values(values, noise, s.clip)
         dof = (np.isfinite(values).sum(-1) - 1).clip(min=0).sum(-1)
-        prepared.append([np.array(xs), members, y, noise, reps, dof, values])
-    if prepared:
-        shrunk = pooled_noise(*(np.concatenate([g[i] for g in prepared]) for i in (3, 5)))
-        for g, part in zip(prepared, np.split(shrunk, np.cumsum([len(g[1]) for g in prepared]))):
-            g[3] = part
-            g[6] = point_variance(g[6], part)
+        out.append(_Batch(np.array(xs), members, y, noise, reps, dof, values))
+    return out
+
+
+def _pooled_noises(batches: Sequence[_Batch]) -> list[np.ndarray]:
+    """Each batch's noise shrunk toward the whole run's (pooled across every batch)."""
+    if not batches:
+        return []
+    shrunk = pooled_noise(
+        np.concatenate([b.noise for b in batches]), np.concatenate([b.dof for b in batches])
+    )
+    return np.split(shrunk, np.cumsum([len(b.members) for b in batches]))[: len(batches)]
+
+
+def line_evidence(
+    lines: Sequence[Line], settings: EvidenceSettings | None = None
+) -> list[LineEvidence]:
+    """Evidence for every line, batched by shared sizes (same order as ``lines``)."""
+    s = settings or EvidenceSettings()
+    batches = _batches(lines, s)
+    noises = _pooled_noises(batches)
+    variances = [point_variance(b.values, n) for b, n in zip(batches, noises)]
     excess = np.concatenate(
-        [drift_excess(x, y, noise, reps, v) for x, _, y, noise, reps, _, v in prepared] or [[]]
+        [drift_excess(b.x, b.y, n, b.reps, v) for b, n, v in zip(batches, noises, variances)]
+        or [np.empty(0)]
     )
     out: list[LineEvidence | None] = [None] * len(lines)
-    for x, members, y, noise, reps, _, variance in prepared:
+    for b, noise, variance in zip(batches, noises, variances):
         drift = pooled_drift(excess, noise, s)
-        ev = class_evidence(x, y, noise, reps, s, variance, drift)
-        for row, i in enumerate(members):
+        ev = class_evidence(b.x, b.y, noise, b.reps, s, variance, drift)
+        for row, i in enumerate(b.members):
             out[i] = LineEvidence(lines[i], ev, row)
     return [le for le in out if le is not None]
 
@@ -122,8 +149,8 @@ def fits_of(ev: Evidence, hypotheses: np.ndarray) -> list[Fitted]:
 
 def lead(fit: Fitted) -> tuple[Fraction, Fraction]:
     """Highest (alpha, beta) among a fit's growing terms; (0, 0) for a constant."""
-    growing = [(a, b) for c, a, b in fit.terms if c > 0 and (a, b) > (0, 0)]
-    return max(growing, default=(Fraction(0), Fraction(0)))
+    growing = [(a, b) for c, a, b in fit.terms if c > 0 and (a, b) > CONSTANT_ORDER]
+    return max(growing, default=CONSTANT_ORDER)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import numpy as np
 
 from .evidence import CLASSES, SPACE, Evidence
 from .fitting import _inverse, power_log_basis
-from .result import Fitted
+from .result import CONSTANT_ORDER, Fitted
 
 __all__ = [
     "ClassProbability",
@@ -62,8 +62,8 @@ class Prediction:
 
 def lead_of(fit: Fitted) -> _Order:
     """Highest (alpha, beta) among a fit's growing terms; (0, 0) for a constant."""
-    growing = [(a, b) for c, a, b in fit.terms if c > 0 and (a, b) > (0, 0)]
-    return max(growing, default=(Fraction(0), Fraction(0)))
+    growing = [(a, b) for c, a, b in fit.terms if c > 0 and (a, b) > CONSTANT_ORDER]
+    return max(growing, default=CONSTANT_ORDER)
 
 
 def confidences(ev: Evidence, own: Sequence[_Order]) -> list[Confidence]:

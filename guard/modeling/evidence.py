@@ -342,31 +342,61 @@ def class_evidence(
     s = settings or EvidenceSettings()
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    k, p = y.shape
-    if k > _KERNELS_PER_BATCH:
-        # Rows are independent: batches bound the (K, H, P) temporaries, not the result.
+    if len(y) <= _KERNELS_PER_BATCH:
+        return _batch_evidence(x, y, noise, repetitions, s, variance, drift)
 
-        def part(r: slice) -> Evidence:
-            return class_evidence(
-                x,
-                y[r],
-                np.asarray(noise, dtype=float)[r],
-                np.asarray(repetitions, dtype=float)[r],
-                s,
-                None if variance is None else np.asarray(variance, dtype=float)[r],
-                None if drift is None else np.asarray(drift, dtype=float)[r],
-            )
+    # Rows are independent: batches bound the (K, H, P) temporaries, not the result.
+    def part(r: slice) -> Evidence:
+        return _batch_evidence(
+            x,
+            y[r],
+            np.asarray(noise, dtype=float)[r],
+            np.asarray(repetitions, dtype=float)[r],
+            s,
+            None if variance is None else np.asarray(variance, dtype=float)[r],
+            None if drift is None else np.asarray(drift, dtype=float)[r],
+        )
 
-        return _stacked([part(r) for r in _batches(k)])
-    noise = np.asarray(noise, dtype=float)
+    return _stacked([part(r) for r in _batches(len(y))])
+
+
+@dataclass(frozen=True)
+class _PointError:
+    """What repetitions tell of a point value's error, per kernel (K,) each."""
+
+    known: np.ndarray  # whether the kernel has a repetition noise at all
+    sigma2: np.ndarray  # a point value's error variance where known
+    drift: np.ndarray  # the per-size drift variance (0 where not known)
+    dof: np.ndarray  # the prior's degrees of freedom behind sigma2
+
+
+def _point_error(
+    noise: np.ndarray, repetitions: np.ndarray, drift: np.ndarray | None, s: EvidenceSettings
+) -> _PointError:
+    """Repetition noise over the repetitions, plus drift and the floor, squared."""
     known = np.isfinite(noise)
     reps = np.where(known, np.maximum(np.asarray(repetitions, dtype=float), 1), 1)
     rep_noise = np.where(known, noise, 0.0)
     if drift is None:
-        drift = pooled_drift(np.full(k, np.nan), rep_noise, s)
+        drift = pooled_drift(np.full(len(noise), np.nan), rep_noise, s)
     drift = np.where(known, np.asarray(drift, dtype=float), 0.0)
     sigma2 = rep_noise**2 / reps + drift + s.floor**2
-    nu = np.where(known, s.prior_dof, 0.0)
+    return _PointError(known, sigma2, drift, np.where(known, s.prior_dof, 0.0))
+
+
+def _batch_evidence(
+    x: np.ndarray,
+    y: np.ndarray,
+    noise: np.ndarray,
+    repetitions: np.ndarray,
+    s: EvidenceSettings,
+    variance: np.ndarray | None,
+    drift: np.ndarray | None,
+) -> Evidence:
+    """``class_evidence`` of up to _KERNELS_PER_BATCH kernels: every hypothesis fitted."""
+    k, p = y.shape
+    noise = np.asarray(noise, dtype=float)
+    error = _point_error(noise, repetitions, drift, s)
     t = power_log_basis(x, _S_ALPHA, _S_BETA)  # (S, P)
     lo, hi = int(np.argmin(x)), int(np.argmax(x))
 
@@ -376,47 +406,72 @@ def class_evidence(
     pair_coef, pair_rss = _fit_pairs(x, y, t, v)
     # without repetitions the per-point error for visibility comes from the best fit itself
     best_rss = np.minimum(np.min(singles.rss, axis=1), const_rss)
-    sigma2 = np.where(known, sigma2, np.maximum(best_rss / max(p - 2, 1), s.fit_floor**2))
+    fit_error = np.maximum(best_rss / max(p - 2, 1), s.fit_floor**2)
+    sigma2 = np.where(error.known, error.sigma2, fit_error)
     sigma = np.sqrt(sigma2)
 
     c0, c1, srss, visible = _pin_invisible(
         y, v, t, (lo, hi), (singles.c0, singles.c1, singles.rss), sigma, s
     )
-    span = (t[:, hi] - t[:, lo])[None, :]
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        top_growth = pair_coef[:, :, 2] * span[:, _P_HI] / y[:, hi : hi + 1]
-    pair_ok = top_growth >= s.visible * sigma[:, None]
-    pair_rss = np.where(pair_ok, pair_rss, np.inf)
-
-    rss = np.column_stack([const_rss, srss, pair_rss])
-    coef = np.zeros((k, SPACE.size, 3))
-    coef[:, 0, 0] = const
-    coef[:, 1 : 1 + _N_SINGLE, 0] = c0
-    coef[:, 1 : 1 + _N_SINGLE, 1] = c1
-    coef[:, 1 + _N_SINGLE :, :] = pair_coef
-    log_weight, prior = _log_weight(rss, sigma2, nu, p, s)
-    if p < _FEW_POINTS:
-        # Three or four sizes cannot tell n^4 from a step at the top size; n^3 is where
-        # Extra-P's own search ends, and where a short line's classes end here.
-        log_weight[:, _TOP_ALPHA > _FEW_POINTS_MAX_ALPHA] = -np.inf
-    log_weight[:, 1 : 1 + _N_SINGLE] = np.where(visible, log_weight[:, 1 : 1 + _N_SINGLE], -np.inf)
-    log_weight[:, 0] = np.where(np.isfinite(log_weight[:, 0]), log_weight[:, 0], -1e300)
+    pair_ok = _pairs_visible(pair_coef, t, (lo, hi), y, sigma, s)
+    rss = np.column_stack([const_rss, srss, np.where(pair_ok, pair_rss, np.inf)])
+    coef = _coefficients(const, c0, c1, pair_coef)
+    log_weight, prior = _log_weight(rss, sigma2, error.dof, p, s)
     return Evidence(
         x=x,
         y=y,
         noise=noise,
         repetitions=np.asarray(repetitions, dtype=float),
         sigma=sigma,
-        log_weight=log_weight,
+        log_weight=_admitted(log_weight, visible, p),
         rss=rss,
         coef=coef,
         log_share=_log_share(coef, t[:, lo]),
         growth=_growth(coef, t, (lo, hi), y[:, hi] * sigma),
         settings=s,
-        drift=drift,
+        drift=error.drift,
         hypothesis_prior=prior,
         variance=v,
     )
+
+
+def _pairs_visible(
+    pair_coef: np.ndarray,
+    t: np.ndarray,
+    ends: tuple[int, int],
+    y: np.ndarray,
+    sigma: np.ndarray,
+    s: EvidenceSettings,
+) -> np.ndarray:
+    """Whether each pair's top term grows by ``s.visible`` point errors over the range (K, H2)."""
+    lo, hi = ends
+    span = (t[:, hi] - t[:, lo])[None, :]
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        top_growth = pair_coef[:, :, 2] * span[:, _P_HI] / y[:, hi : hi + 1]
+    return top_growth >= s.visible * sigma[:, None]
+
+
+def _coefficients(
+    const: np.ndarray, c0: np.ndarray, c1: np.ndarray, pair_coef: np.ndarray
+) -> np.ndarray:
+    """Every hypothesis's (constant, first, second) coefficients in SPACE order (K, H, 3)."""
+    coef = np.zeros((len(const), SPACE.size, 3))
+    coef[:, 0, 0] = const
+    coef[:, 1 : 1 + _N_SINGLE, 0] = c0
+    coef[:, 1 : 1 + _N_SINGLE, 1] = c1
+    coef[:, 1 + _N_SINGLE :, :] = pair_coef
+    return coef
+
+
+def _admitted(log_weight: np.ndarray, visible: np.ndarray, p: int) -> np.ndarray:
+    """The log weights with what the sizes cannot support ruled out (-inf), in place."""
+    if p < _FEW_POINTS:
+        # Three or four sizes cannot tell n^4 from a step at the top size; n^3 is where
+        # Extra-P's own search ends, and where a short line's classes end here.
+        log_weight[:, _TOP_ALPHA > _FEW_POINTS_MAX_ALPHA] = -np.inf
+    log_weight[:, 1 : 1 + _N_SINGLE] = np.where(visible, log_weight[:, 1 : 1 + _N_SINGLE], -np.inf)
+    log_weight[:, 0] = np.where(np.isfinite(log_weight[:, 0]), log_weight[:, 0], -1e300)
+    return log_weight
 
 
 _UNREPEATED_ERROR = 0.05  # a single measurement's relative error, where none is known

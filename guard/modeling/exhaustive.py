@@ -18,7 +18,7 @@ from fractions import Fraction as F
 import numpy as np
 
 from .fitting import fit_batch, power_log_basis, smape
-from .result import Fitted, constant_fit
+from .result import CONSTANT_ORDER, Fitted, constant_fit
 
 __all__ = ["ExhaustiveModeler", "classic_exponents"]
 
@@ -40,7 +40,7 @@ class ExhaustiveModeler:
 
     def _terms(self) -> list[tuple[F, F]]:
         pairs = itertools.product(self.poly_exponents, self.log_exponents)
-        return [(F(a), F(b)) for a, b in pairs if (a, b) != (0, 0)]
+        return [(F(a), F(b)) for a, b in pairs if (a, b) != CONSTANT_ORDER]
 
     def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
         """Model every row of y (K, P) measured at x (P,); ``noise`` (K,) is not used here."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import SupportsFloat
 
 import numpy as np
 
@@ -37,7 +38,10 @@ class Beyond:
 
 
 def beyond_polynomial(
-    x: np.ndarray, y: np.ndarray, error: np.ndarray, classes: Sequence[tuple[object, object]]
+    x: np.ndarray,
+    y: np.ndarray,
+    error: np.ndarray,
+    classes: Sequence[tuple[SupportsFloat, SupportsFloat]],
 ) -> Beyond:
     """How sure it is that each kernel (rows of y (K, P) at sizes x (P,)) grows faster than
     any of ``classes`` ((exponent, log exponent) pairs) at its top sizes; ``error`` (K, P) is

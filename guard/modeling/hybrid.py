@@ -143,7 +143,7 @@ class HybridModel:
         x = np.asarray(x, dtype=float).reshape(len(y), -1)
         a = None if analytical is None else np.asarray(analytical, dtype=float)
         scale = None if a is None else calibrate(a, y)
-        log_a = None if a is None else np.log(scale * a)  # type: ignore[operator]
+        log_a = None if a is None or scale is None else np.log(scale * a)
         forest = _Forest.fit(_features(x, log_a), np.log(y), seed, trees)
         weight, cv_mape, residuals = _cross_validate(x, y, a, seed, trees, folds)
         low, high = np.percentile(residuals, SPREAD)

@@ -8,9 +8,18 @@ hypothesis with the smallest cross-validated SMAPE wins.
 
 * **Lines.** For parameter p the points are grouped by the values of the other
   parameters; the group with the most distinct values of p is p's line (ties: the
-  smallest fixed values, where Extra-P measures its lines). Fewer than five values
-  means the kernel cannot be modelled. Every other group over the same values of p is a
-  *parallel* line (a full grid has one per combination of the other parameters' values).
+  smallest fixed values, where Extra-P measures its lines). Every other group over the
+  same values of p is a *parallel* line (a full grid has one per combination of the
+  other parameters' values).
+* **Sparse designs.** A parameter without a line of :data:`MIN_LINE_POINTS` points but
+  with that many values (a diagonal, scattered points) is fitted on the points ordered
+  by it, at each value the one with the smallest other coordinates; where other
+  parameters have lines their fitted lines are divided out (a product) and subtracted
+  (a sum) first, each giving candidate shapes. The model's ``combination`` says what
+  that assumes (``design`` "sparse", or "diagonal" where every parameter changes between
+  any two points); where no parameter varies alone the simplest combination that fits
+  best is taken, the first-listed parameter on a tie. A parameter with fewer values
+  cannot be modelled.
 * **Line values.** How to combine parallel lines depends on the unknown form. In a sum
   (``c1·f(x) + c2·g(y)``) every x-line is ``g`` plus its own offset ``c1·f(x)`` and
   relative noise scales with that offset, so a plain average of the lines adds the mean
@@ -29,7 +38,13 @@ hypothesis with the smallest cross-validated SMAPE wins.
   line's x-values in one vectorised call). A *shape* is a fitted model's growing terms
   with their ratios frozen, lead term scaled to one (``x^2 + 0.3·x``); each parameter
   keeps its distinct shapes as candidates, and one whose every variant is constant drops
-  out of the model.
+  out of the model. Under the default modeler (``evidence=True``) each measured line
+  also gets the evidence engine's model of its repetitions as a candidate: the line
+  modeler keeps a constant unless a term cuts its residuals tenfold, the repetitions
+  can show that a step no term fits is still growth (seed-004 protocol, seeds 0 and 1,
+  m = 2 and 3: d <= 1/4 the same or up by up to 8.7 points in 25 of 28 cells, down by
+  0.6 to 2.0 -- one to three functions of 150 -- in 3, all m = 3 at 2-20% noise;
+  RELeARN's cross predicting P+: 26.3% -> 13.2% mean error).
 * **Hypotheses.** For the a parameters that matter (a >= 2 needs a point off the lines,
   or additive and multiplicative cannot be told apart): every set partition of them
   into products, each optionally extended by pairwise-disjoint proper sub-products of
@@ -71,10 +86,12 @@ import numpy as np
 
 from .. import numbers
 from ..measurements import Kernel, Point, kernel_problems
+from .analysis import fits_of, line_evidence
 from .fitting import fit_batch, smape
+from .lines import Line
 from .noise import range_of_relative_deviation, rrd_batch
 from .pmnf import Factor, Model, Term
-from .result import Fitted
+from .result import CONSTANT_ORDER, Fitted
 from .single_term import fit_constant
 
 if TYPE_CHECKING:
@@ -145,8 +162,14 @@ def model_multi_parameter(
     modeler: Modeler,
     *,
     lines: LineMode = "candidates",
+    evidence: bool = False,
 ) -> list[Model | tuple[str, ...]]:
-    """For each kernel in order, its multi-parameter model or the reasons it has none."""
+    """For each kernel in order, its multi-parameter model or the reasons it has none.
+
+    ``evidence``: each measured line also gets the evidence engine's model from its
+    repetitions (the default modeler's, as a one-parameter kernel on those points gets)
+    as one more candidate shape.
+    """
     if lines not in ("candidates", "average", "smallest"):
         raise ValueError(f"lines must be 'candidates', 'average' or 'smallest', not {lines!r}")
     out: list[Model | tuple[str, ...]] = []
@@ -159,11 +182,18 @@ def model_multi_parameter(
             prepared[i] = item
     variants = LINE_VARIANTS if lines == "candidates" else (lines,)
     shapes = _line_shapes(prepared, len(parameters), modeler, variants)
+    if evidence:
+        _evidence_shapes(prepared, shapes, parameters)
+    if lines == "candidates":
+        _separated_shapes(prepared, shapes, modeler)
     todo: list[int] = []
     crosses: dict[int, str] = {}  # kernels whose combination the data cannot tell
+    sparse: set[int] = set()  # kernels with a parameter that never varies alone
     for i, item in prepared.items():
         active = tuple(p for p, s in enumerate(shapes[i]) if s)
-        if len(active) >= 2 and not item.off_line:
+        if any(item.lines[p].projected for p in active):
+            sparse.add(i)
+        elif len(active) >= 2 and not item.off_line:
             crosses[i] = _cross_note(item, active, parameters)
         if not active:
             out[i] = _constant_model(item, parameters)
@@ -175,7 +205,13 @@ def model_multi_parameter(
     for i, fit in fits.items():
         model = _build_model(prepared[i], parameters, fit)
         if i in crosses:
-            model = dataclasses.replace(model, extras={"combination": {"note": crosses[i]}})
+            combination = {"note": crosses[i], "design": "cross"}
+        elif i in sparse and fit.hypothesis:
+            combination = _sparse_combination(prepared[i], fit, parameters)
+        else:
+            combination = None
+        if combination is not None:
+            model = dataclasses.replace(model, extras={"combination": combination})
         out[i] = model
     return out
 
@@ -192,6 +228,7 @@ class _Line:
     indices: tuple[int, ...]  # ordered by increasing value of the parameter
     x: tuple[float, ...]
     parallel: tuple[tuple[int, ...], ...]  # every line over the same x (indices, in x order)
+    projected: bool = False  # no line: all points ordered by this parameter (a sparse design)
 
 
 @dataclass(frozen=True)
@@ -199,6 +236,7 @@ class _Prepared:
     kernel: Kernel
     at: np.ndarray  # (P, m) coordinates, sorted
     y: np.ndarray  # (P,) medians of the repetitions
+    values: tuple[tuple[float, ...], ...]  # (P,) the repetitions, in the order of ``at``
     noise: float | None
     lines: tuple[_Line, ...]
 
@@ -232,6 +270,7 @@ def _prepare(
         kernel=kernel,
         at=np.array([p.at for p in points], dtype=float),
         y=y,
+        values=tuple(p.values for p in points),
         noise=noise,
         lines=tuple(line for line in lines if isinstance(line, _Line)),
     )
@@ -259,7 +298,11 @@ def _find_lines(
             by_fixed[at[:p] + at[p + 1 :]].append(i)
         fixed, indices = min(by_fixed.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         if len(indices) < MIN_LINE_POINTS:
-            reasons.append(_line_reason(name, parameters, p, fixed, len(indices)))
+            projected = _projected_line(coords, p)
+            if projected is None:
+                reasons.append(_line_reason(name, parameters, p, fixed, len(indices)))
+            else:
+                lines.append(projected)
             continue
         indices.sort(key=lambda i: coords[i][p])
         x = tuple(coords[i][p] for i in indices)
@@ -270,6 +313,25 @@ def _find_lines(
         ]
         lines.append(_Line(p, fixed, tuple(indices), x, tuple(parallel)))
     return tuple(reasons) if reasons else tuple(lines)
+
+
+def _projected_line(coords: tuple[tuple[float, ...], ...], p: int) -> _Line | None:
+    """A sparse design's stand-in for p's missing line: one point per value of p.
+
+    Where no MIN_LINE_POINTS points vary p alone (a diagonal, a scattered design) but p
+    takes at least that many values, p's candidate shapes are fitted on the points
+    ordered by p, at each value the point with the smallest other coordinates (the
+    others change along too, so p's shape is confounded with theirs; the combination
+    step on all points and the model's note say so). None if p has too few values.
+    """
+    first: dict[float, int] = {}
+    for i in sorted(range(len(coords)), key=lambda i: coords[i][:p] + coords[i][p + 1 :]):
+        first.setdefault(coords[i][p], i)
+    if len(first) < MIN_LINE_POINTS:
+        return None
+    x = tuple(sorted(first))
+    indices = tuple(first[v] for v in x)
+    return _Line(p, (), indices, x, (indices,), projected=True)
 
 
 def _line_reason(
@@ -298,6 +360,50 @@ def _cross_note(item: _Prepared, active: tuple[int, ...], parameters: tuple[str,
         f"lines are that uncertain. Measure a point away from the lines, e.g. at {at}, to "
         "settle it"
     )
+
+
+def _sparse_combination(item: _Prepared, fit: _Fit, parameters: tuple[str, ...]) -> dict[str, str]:
+    """What a model of a design where some parameter never varies alone assumes.
+
+    ``design`` is "diagonal" when every parameter changes between any two measured points,
+    else "sparse".
+    """
+    confounded = [p for p, line in enumerate(item.lines) if line.projected]
+    names = _listed([parameters[p] for p in confounded])
+    # a diagonal: every parameter changes from each measured point to the next
+    diagonal = all(len(set(item.at[:, p])) == len(item.at) for p in range(len(parameters)))
+    if diagonal:
+        head = f"{names} change together at every measured point: their effects are not told apart"
+    elif len(confounded) == len(parameters):
+        head = (
+            f"no {MIN_LINE_POINTS} points vary any of {names} alone: their effects are not "
+            "told apart"
+        )
+    else:
+        verb = "changes" if len(confounded) == 1 else "change"
+        head = (
+            f"no {MIN_LINE_POINTS} points vary {names} alone: {names} {verb} only together "
+            "with other parameters, so the terms in it rest on the combination assumed"
+        )
+    used = _listed([parameters[p] for p in sorted({q for term in fit.hypothesis for q in term})])
+    base = item.at[0]  # the smallest point: vary each confounded parameter alone from there
+    settle = []
+    for p in confounded:
+        at = base.tolist()
+        at[p] = item.lines[p].x[-1]
+        settle.append("(" + ", ".join(numbers.size(v) for v in at) + ")")
+    which = names if len(confounded) == 1 else "each of them"
+    note = (
+        f"{head}. The model gives the change to {used}, the simplest combination that fits "
+        "all points best (on a tie the first-listed parameter; an assumption, not a "
+        "measurement); predictions away from the measured points are that uncertain. "
+        f"Measure {which} alone, e.g. at {_listed(settle)}, to separate them"
+    )
+    return {"note": note, "design": "diagonal" if diagonal else "sparse"}
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 # --- single-parameter models on the lines ------------------------------------------------
@@ -424,6 +530,77 @@ def _refit_shapes(
     return sorted(gained)
 
 
+def _evidence_shapes(
+    prepared: dict[int, _Prepared],
+    shapes: dict[int, list[tuple[Shape, ...]]],
+    parameters: tuple[str, ...],
+) -> None:
+    """Each measured line's model under the evidence engine, from its repetitions.
+
+    The line modeler sees one value per point; the evidence engine sees the repetitions
+    (a robust per-point noise pooled over the lines, as for one-parameter kernels), so a
+    growth far beyond the repetitions' noise is growth even where no single PMNF term cuts
+    the residuals of the constant tenfold (a step between two sizes). Its shape joins the
+    parameter's candidates; the combination on all points decides as before.
+    """
+    found: list[tuple[int, int]] = []
+    lines: list[Line] = []
+    for k, item in prepared.items():
+        for p, line in enumerate(item.lines):
+            if not line.projected:
+                found.append((k, p))
+                values = tuple(item.values[i] for i in line.indices)
+                lines.append(Line(parameters[p], (), line.x, values))
+    for (k, p), le in zip(found, line_evidence(lines)):
+        ev = le.evidence
+        shape = _shape(fits_of(ev, ev.best)[0])
+        if shape and shape not in shapes[k][p]:
+            shapes[k][p] += (shape,)
+
+
+def _separated_shapes(
+    prepared: dict[int, _Prepared], shapes: dict[int, list[tuple[Shape, ...]]], modeler: Modeler
+) -> None:
+    """More candidates for parameters without a line, with the lined parameters taken out.
+
+    In a sparse design p's stand-in line moves the others too: along a diagonal through
+    the x-line, ``x·y`` looks like ``y^2``. Each lined parameter q's first shape is scaled
+    to its line (``a + b·shape``, relative least squares); p's values are then divided by
+    the product of those fits (the product case) and, separately, lowered by their growing
+    parts (the sum case). Shapes fitted to either join p's candidates.
+    """
+    rows: dict[int, dict[tuple[float, ...], list[tuple[int, np.ndarray]]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for k, item in prepared.items():
+        lined = [q for q, line in enumerate(item.lines) if not line.projected and shapes[k][q]]
+        if not lined:
+            continue
+        for p, line in enumerate(item.lines):
+            if not line.projected:
+                continue
+            index = np.array(line.indices)
+            product, growth = np.ones(len(index)), np.zeros(len(index))
+            for q in lined:
+                a, b = _scaled(item, q, shapes[k][q][0])
+                part = b * _shape_values(shapes[k][q][0], item.at[index, q])
+                product, growth = product * (a + part), growth + part
+            for values in (item.y[index] / product, item.y[index] - growth):
+                if np.isfinite(values).all() and (values > 0).all():
+                    rows[p][line.x].append((k, values))
+    for p, by_x in rows.items():
+        _add_shapes(prepared, shapes, p, by_x, modeler)
+
+
+def _scaled(item: _Prepared, q: int, shape: Shape) -> tuple[float, float]:
+    """(a, b) of ``a + b·shape`` fitted to q's line (weights 1/y^2)."""
+    line = item.lines[q]
+    x = np.array(line.x)
+    design = np.stack([np.ones(len(x)), _shape_values(shape, x)], axis=-1)[None]
+    a, b = fit_batch(design, item.y[list(line.indices)][None], loo=False).coefficients[0, 0]
+    return float(a), float(b)
+
+
 def _nan_if_none(value: float | None) -> float:
     return float("nan") if value is None else value
 
@@ -433,7 +610,7 @@ def _shape(fit: Fitted) -> Shape:
     growing = [
         (c, Fraction(a), Fraction(b))
         for c, a, b in fit.terms
-        if c > 0 and np.isfinite(c) and (a, b) > (0, 0)
+        if c > 0 and np.isfinite(c) and (a, b) > CONSTANT_ORDER
     ]
     if not growing:
         return ()
@@ -586,7 +763,9 @@ def _choose(cv: np.ndarray, complexity: np.ndarray, points: int) -> np.ndarray:
     rank = complexity[:, 0] * 1000 + complexity[:, 1]
     simplest = np.where(near, rank[None, :], np.iinfo(np.int64).max).min(axis=1, keepdims=True)
     pick = near & (rank[None, :] == simplest)
-    chosen = np.where(pick, cv, np.inf).argmin(axis=1)
+    # Rounded: fits equal up to float error (x^2 and y^2 on a diagonal y = x/100) tie
+    # exactly, and the first candidate -- the first-listed parameter -- wins.
+    chosen = np.where(pick, np.round(cv, 6), np.inf).argmin(axis=1)
     return np.where(np.isfinite(best[:, 0]), chosen, -1)
 
 

@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from .result import CONSTANT_ORDER
+
 __all__ = [
     "MODELS_SCHEMA",
-    "Deferred",
     "Factor",
     "Term",
     "Model",
@@ -129,7 +130,7 @@ class Term:
         for f in self.factors:
             if f.parameter == parameter:
                 return (f.exponent, f.log_exponent)
-        return (Fraction(0), Fraction(0))
+        return CONSTANT_ORDER
 
     def to_json(self) -> dict[str, Any]:
         return {"coefficient": self.coefficient, "factors": [f.to_json() for f in self.factors]}
@@ -140,29 +141,10 @@ def _number(c: float) -> str:
     return f"{mantissa}e{int(exp)}"
 
 
-class Deferred:
-    """A JSON value computed on first use, so bulk modeling does not build unused JSON."""
-
-    __slots__ = ("_make", "_args", "_value")
-
-    def __init__(self, make: Any, *args: Any) -> None:
-        self._make, self._args, self._value = make, args, None
-
-    def resolve(self) -> Any:
-        if self._value is None:
-            self._value = self._make(*self._args)
-        return self._value
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Deferred) and self.resolve() == other.resolve()
-
-    def __repr__(self) -> str:
-        return f"Deferred({self.resolve()!r})"
-
-
 def resolved(value: Any) -> Any:
-    """The value itself, or what a Deferred computes."""
-    return value.resolve() if isinstance(value, Deferred) else value
+    """An added field as JSON data: typed details (``modeling.details``) write themselves."""
+    to_json = getattr(value, "to_json", None)
+    return to_json() if callable(to_json) else value
 
 
 @dataclass(frozen=True)
@@ -210,7 +192,7 @@ class Model:
         growing = [
             t
             for t in self.terms
-            if t.coefficient > 0 and any(t.order(p) > (0, 0) for p in self.parameters)
+            if t.coefficient > 0 and any(t.order(p) > CONSTANT_ORDER for p in self.parameters)
         ]
         return tuple(
             t
@@ -222,7 +204,7 @@ class Model:
         """The highest (exponent, log exponent) of any growing term in a parameter."""
         param = parameter or self.parameters[0]
         orders = [t.order(param) for t in self.lead_terms()]
-        return max(orders, default=(Fraction(0), Fraction(0)))
+        return max(orders, default=CONSTANT_ORDER)
 
     def complexity(self) -> str:
         """Big-O rendering of the lead terms: ``O(n^1.5 log n)``; ``exponential-like`` for a
@@ -257,8 +239,9 @@ class Model:
         return out
 
     def extra(self, key: str, default: Any = None) -> Any:
-        """An added models@1 field (``confidence``, ``prediction``, ...) as JSON data."""
-        return resolved(self.extras.get(key, default))
+        """An added models@1 field as it is held: a typed detail (``modeling.details``) for
+        the one-parameter analyses, JSON data for fields read back from a document."""
+        return self.extras.get(key, default)
 
 
 def _dominates(a: Term, b: Term, parameters: Sequence[str]) -> bool:

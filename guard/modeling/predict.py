@@ -12,16 +12,18 @@ import itertools
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, plain_number
 from .analytical import AnalyticalError, AnalyticalModel, Departure, departure
-from .hybrid import HybridModel
+from .hybrid import HybridModel, HybridPrediction
 
 __all__ = [
     "PREDICTIONS_SCHEMA",
+    "PredictionRow",
     "Predictor",
     "kernel_rows",
     "train_predictors",
@@ -56,15 +58,9 @@ class Predictor:
             if not low <= point[p] <= high
         ]
 
-    def predict(self, points: np.ndarray) -> dict[str, np.ndarray | None]:
-        a = self._analytical(points)
-        pred = self.model.predict(points, a)
-        return {
-            "value": pred.value,
-            "low": pred.low,
-            "high": pred.high,
-            "analytical": pred.analytical,
-        }
+    def predict(self, points: np.ndarray) -> HybridPrediction:
+        """The hybrid model's predictions at ``points`` (one configuration per row)."""
+        return self.model.predict(points, self._analytical(points))
 
     def _analytical(self, points: np.ndarray) -> np.ndarray | None:
         if self.analytical is None:
@@ -194,32 +190,41 @@ def _positive(raw: str, where: str) -> float:
     return value
 
 
+class PredictionRow(TypedDict):
+    """One predicted configuration, as ``predictions@1`` writes it."""
+
+    at: dict[str, float | int]
+    value: float
+    low: float
+    high: float
+    analytical: float | None
+    outside_measured: list[str]
+
+
 def predict_rows(
     predictor: Predictor, points: Sequence[Mapping[str, float]]
-) -> list[dict[str, object]]:
+) -> list[PredictionRow]:
     """One row per point: its coordinates, the prediction, spread and analytical value."""
     if not points:
         return []
     x = np.array([[pt[p] for p in predictor.parameters] for pt in points], dtype=float)
     out = predictor.predict(x)
-    rows = []
-    for i, pt in enumerate(points):
-        analytical = out["analytical"]
-        rows.append(
-            {
-                "at": {p: plain_number(pt[p]) for p in predictor.parameters},
-                "value": float(out["value"][i]),  # type: ignore[index]
-                "low": float(out["low"][i]),  # type: ignore[index]
-                "high": float(out["high"][i]),  # type: ignore[index]
-                "analytical": None if analytical is None else float(analytical[i]),
-                "outside_measured": predictor.outside(pt),
-            }
+    analytical = out.analytical
+    return [
+        PredictionRow(
+            at={p: plain_number(pt[p]) for p in predictor.parameters},
+            value=float(out.value[i]),
+            low=float(out.low[i]),
+            high=float(out.high[i]),
+            analytical=None if analytical is None else float(analytical[i]),
+            outside_measured=predictor.outside(pt),
         )
-    return rows
+        for i, pt in enumerate(points)
+    ]
 
 
 def predictions_json(
-    results: Sequence[tuple[Predictor, list[dict[str, object]]]],
+    results: Sequence[tuple[Predictor, list[PredictionRow]]],
 ) -> dict[str, object]:
     """The ``perfguard/predictions@1`` document."""
     kernels = []

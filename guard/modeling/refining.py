@@ -37,6 +37,48 @@ class _Eval:
 
 
 @dataclass(frozen=True)
+class _Walk:
+    """Each kernel's search in each slice (K, 4): the best exponent n/d and its bounds."""
+
+    best_n: np.ndarray
+    best_d: np.ndarray
+    lo_n: np.ndarray
+    lo_d: np.ndarray
+    hi_n: np.ndarray
+    hi_d: np.ndarray
+    rss: np.ndarray  # of the best exponent
+    smape: np.ndarray
+    c0: np.ndarray
+    c1: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Accepted:
+    """Each kernel's accepted model (K,): exponent n/d in one slice, its SMAPE and fit."""
+
+    n: np.ndarray
+    d: np.ndarray
+    slice: np.ndarray
+    smape: np.ndarray
+    c0: np.ndarray
+    c1: np.ndarray
+
+    @classmethod
+    def best_of(cls, w: _Walk) -> _Accepted:
+        """The slice with the lowest SMAPE, per kernel."""
+        rows = np.arange(len(w.smape))
+        best = np.argmin(w.smape, axis=1)
+        return cls(
+            w.best_n[rows, best],
+            w.best_d[rows, best],
+            best,
+            w.smape[rows, best],
+            w.c0[rows, best],
+            w.c1[rows, best],
+        )
+
+
+@dataclass(frozen=True)
 class RefiningModeler:
     """Seed 000's modeler with its published thresholds."""
 
@@ -82,75 +124,98 @@ class RefiningModeler:
 
     def fit(self, x: np.ndarray, y: np.ndarray, noise: np.ndarray | None = None) -> list[Fitted]:
         """Model every row of y (K, P) measured at x (P,); ``noise`` (K,) is not used here."""
-        k = len(y)
-        start, ev = self._integer_start(x, y)
-        best_n, best_d = start.astype(np.int64), np.ones((k, 4), dtype=np.int64)
-        upper = np.array([self.max_alpha + 1] * 3 + [self.max_beta + 1])
-        lo_n, lo_d = np.maximum(best_n - 1, 0), np.ones_like(best_n)
-        hi_n, hi_d = np.minimum(best_n + 1, upper), np.ones_like(best_n)
-        best_rss, best_smape = ev.rss, ev.smape
-        best_c0, best_c1 = ev.c0, ev.c1
-        acc = np.argmin(best_smape, axis=1)
-        rows = np.arange(k)
-        acc_n, acc_d, acc_s = best_n[rows, acc], best_d[rows, acc], acc
-        acc_smape = best_smape[rows, acc]
-        acc_c0, acc_c1 = best_c0[rows, acc], best_c1[rows, acc]
-        active = np.isfinite(acc_smape)
+        walk = self._start(x, y)
+        accepted = _Accepted.best_of(walk)
+        active = np.isfinite(accepted.smape)
         for _ in range(self.max_iterations):
             if not active.any():
                 break
-            ln, ld = lo_n + best_n, lo_d + best_d  # left mediant
-            rn, rd = best_n + hi_n, best_d + hi_d  # right mediant
-            ev = self._evaluate(x, y, np.concatenate([ln, rn], 1), np.concatenate([ld, rd], 1))
-            l_rss, r_rss = ev.rss[:, :4], ev.rss[:, 4:]
-            l_rss = np.where(ln * best_d == best_n * ld, np.inf, l_rss)  # mediant equals best
-            take_l = (l_rss < best_rss) & (l_rss <= r_rss) & active[:, None]
-            take_r = (r_rss < best_rss) & ~take_l & active[:, None]
-            shrink = ~take_l & ~take_r & active[:, None]
-            old_smape = best_smape
-            new_smape = np.where(
-                take_l, ev.smape[:, :4], np.where(take_r, ev.smape[:, 4:], best_smape)
-            )
-            best_rss = np.where(take_l, l_rss, np.where(take_r, r_rss, best_rss))
-            best_c0 = np.where(take_l, ev.c0[:, :4], np.where(take_r, ev.c0[:, 4:], best_c0))
-            best_c1 = np.where(take_l, ev.c1[:, :4], np.where(take_r, ev.c1[:, 4:], best_c1))
-            hi_n, hi_d = (
-                np.where(take_l, best_n, np.where(shrink, rn, hi_n)),
-                np.where(take_l, best_d, np.where(shrink, rd, hi_d)),
-            )
-            lo_n, lo_d = (
-                np.where(take_r, best_n, np.where(shrink, ln, lo_n)),
-                np.where(take_r, best_d, np.where(shrink, ld, lo_d)),
-            )
-            best_n = np.where(take_l, ln, np.where(take_r, rn, best_n))
-            best_d = np.where(take_l, ld, np.where(take_r, rd, best_d))
-            best_smape = new_smape
-            cand = np.argmin(best_smape, axis=1)
-            cand_smape = best_smape[rows, cand]
-            accept = active & (acc_smape >= self.acceptance * cand_smape)
-            acc_n = np.where(accept, best_n[rows, cand], acc_n)
-            acc_d = np.where(accept, best_d[rows, cand], acc_d)
-            acc_s = np.where(accept, cand, acc_s)
-            acc_smape = np.where(accept, cand_smape, acc_smape)
-            acc_c0 = np.where(accept, best_c0[rows, cand], acc_c0)
-            acc_c1 = np.where(accept, best_c1[rows, cand], acc_c1)
+            before = walk.smape
+            walk = self._step(x, y, walk, active)
+            accepted = self._accept(accepted, walk, active)
             with np.errstate(divide="ignore", invalid="ignore"):
-                improved = (old_smape / best_smape >= self.termination).any(axis=1)
-            active &= improved
+                improved = (before / walk.smape >= self.termination).any(axis=1)
+            active = active & improved
+        return self._fitted(accepted, y)
+
+    def _start(self, x: np.ndarray, y: np.ndarray) -> _Walk:
+        """Every slice at its best integer exponent, bounded by the integer neighbours."""
+        start, ev = self._integer_start(x, y)
+        best_n = start.astype(np.int64)
+        upper = np.array([self.max_alpha + 1] * 3 + [self.max_beta + 1])
+        return _Walk(
+            best_n=best_n,
+            best_d=np.ones((len(y), 4), dtype=np.int64),
+            lo_n=np.maximum(best_n - 1, 0),
+            lo_d=np.ones_like(best_n),
+            hi_n=np.minimum(best_n + 1, upper),
+            hi_d=np.ones_like(best_n),
+            rss=ev.rss,
+            smape=ev.smape,
+            c0=ev.c0,
+            c1=ev.c1,
+        )
+
+    def _step(self, x: np.ndarray, y: np.ndarray, w: _Walk, active: np.ndarray) -> _Walk:
+        """One Stern-Brocot step of every active slice: a mediant wins, or the bounds close."""
+        ln, ld = w.lo_n + w.best_n, w.lo_d + w.best_d  # left mediant
+        rn, rd = w.best_n + w.hi_n, w.best_d + w.hi_d  # right mediant
+        ev = self._evaluate(x, y, np.concatenate([ln, rn], 1), np.concatenate([ld, rd], 1))
+        l_rss, r_rss = ev.rss[:, :4], ev.rss[:, 4:]
+        l_rss = np.where(ln * w.best_d == w.best_n * ld, np.inf, l_rss)  # mediant equals best
+        take_l = (l_rss < w.rss) & (l_rss <= r_rss) & active[:, None]
+        take_r = (r_rss < w.rss) & ~take_l & active[:, None]
+        shrink = ~take_l & ~take_r & active[:, None]
+
+        def pick(left: np.ndarray, right: np.ndarray, kept: np.ndarray) -> np.ndarray:
+            return np.where(take_l, left, np.where(take_r, right, kept))
+
+        return _Walk(
+            best_n=pick(ln, rn, w.best_n),
+            best_d=pick(ld, rd, w.best_d),
+            lo_n=np.where(take_r, w.best_n, np.where(shrink, ln, w.lo_n)),
+            lo_d=np.where(take_r, w.best_d, np.where(shrink, ld, w.lo_d)),
+            hi_n=np.where(take_l, w.best_n, np.where(shrink, rn, w.hi_n)),
+            hi_d=np.where(take_l, w.best_d, np.where(shrink, rd, w.hi_d)),
+            rss=pick(l_rss, r_rss, w.rss),
+            smape=pick(ev.smape[:, :4], ev.smape[:, 4:], w.smape),
+            c0=pick(ev.c0[:, :4], ev.c0[:, 4:], w.c0),
+            c1=pick(ev.c1[:, :4], ev.c1[:, 4:], w.c1),
+        )
+
+    def _accept(self, accepted: _Accepted, w: _Walk, active: np.ndarray) -> _Accepted:
+        """The best slice replaces the accepted model where it improves SMAPE enough."""
+        candidate = _Accepted.best_of(w)
+        better = active & (accepted.smape >= self.acceptance * candidate.smape)
+
+        def keep(new: np.ndarray, old: np.ndarray) -> np.ndarray:
+            return np.where(better, new, old)
+
+        return _Accepted(
+            keep(candidate.n, accepted.n),
+            keep(candidate.d, accepted.d),
+            keep(candidate.slice, accepted.slice),
+            keep(candidate.smape, accepted.smape),
+            keep(candidate.c0, accepted.c0),
+            keep(candidate.c1, accepted.c1),
+        )
+
+    def _fitted(self, accepted: _Accepted, y: np.ndarray) -> list[Fitted]:
+        """The accepted models, or the constant where they do not beat it clearly."""
         c_value, _, c_smape = fit_constant(y)
         out = []
-        for i in range(k):
-            if not np.isfinite(acc_smape[i]) or c_smape[i] < self.non_constancy * acc_smape[i]:
+        for i in range(len(y)):
+            smape = accepted.smape[i]
+            if not np.isfinite(smape) or c_smape[i] < self.non_constancy * smape:
                 out.append(constant_fit(c_value[i], c_smape[i]))
                 continue
-            value = Fraction(int(acc_n[i]), int(acc_d[i]))
-            s = int(acc_s[i])
+            value = Fraction(int(accepted.n[i]), int(accepted.d[i]))
+            s = int(accepted.slice[i])
             alpha, beta = (
                 (Fraction(0), value)
                 if s == _ALPHA_SLICE
                 else (value, Fraction(int(_FIXED_BETA[s])))
             )
-            out.append(
-                Fitted(float(acc_c0[i]), ((float(acc_c1[i]), alpha, beta),), float(acc_smape[i]))
-            )
+            term = (float(accepted.c1[i]), alpha, beta)
+            out.append(Fitted(float(accepted.c0[i]), (term,), float(smape)))
         return out

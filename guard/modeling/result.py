@@ -8,7 +8,10 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Fitted", "constant_fit", "evaluate_fits"]
+__all__ = ["CONSTANT_ORDER", "Fitted", "constant_fit", "evaluate_fits"]
+
+# (alpha, beta) of a term that does not grow: a growing term's order compares above it.
+CONSTANT_ORDER: tuple[Fraction, Fraction] = (Fraction(0), Fraction(0))
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
 from ..measurements import Kernel, MeasurementSet, Point
-from .pmnf import Model, resolved
+from .details import PredictionDetail
+from .pmnf import Model
 
 __all__ = ["zero_offsets", "shifted_set", "shift_back", "with_zeros"]
 
@@ -64,7 +65,7 @@ def shift_back(model: Model, kernel: Kernel, offset: float) -> Model:
     zeros = sum(1 for p in kernel.points for v in p.values if v == 0)
     extras = dict(model.extras)
     if "prediction" in extras:
-        extras["prediction"] = _lowered(resolved(extras["prediction"]), offset)
+        extras["prediction"] = _lowered(extras["prediction"], offset)
     extras.update(
         drift=None,
         segments=[],
@@ -78,12 +79,15 @@ def shift_back(model: Model, kernel: Kernel, offset: float) -> Model:
     return dataclasses.replace(model, smape=_smape(model, kernel), extras=extras)
 
 
-def _lowered(prediction: dict[str, Any], offset: float) -> dict[str, Any]:
-    out = dict(prediction)
-    for key in ("value", "low", "high"):
-        if out.get(key) is not None:
-            out[key] = max(out[key] - offset, 0.0)
-    return out
+def _lowered(detail: PredictionDetail, offset: float) -> PredictionDetail:
+    p = detail.prediction
+    lowered = dataclasses.replace(
+        p,
+        value=max(p.value - offset, 0.0),
+        low=max(p.low - offset, 0.0),
+        high=max(p.high - offset, 0.0),
+    )
+    return dataclasses.replace(detail, prediction=lowered)
 
 
 def _smape(model: Model, kernel: Kernel) -> float:

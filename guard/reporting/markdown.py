@@ -21,9 +21,8 @@ import numpy as np
 
 from .. import numbers
 from ..checking.verdicts import CheckReport, Verdict
-from ..measurements import Kernel, MeasurementSet, format_at
-from ..modeling.analytical import AnalyticalError, AnalyticalModel, departure
-from ..modeling.predict import kernel_rows
+from ..measurements import Kernel, MeasurementSet
+from ..templating import environment
 from . import charts
 from .summary import ORDER, counts_sentence, reported_class
 
@@ -71,20 +70,20 @@ def render_report(
     reproduce: str | None = None,
     title: str = "perfguard",
     limit: int = 65_000,
-    analytical: Mapping[str, AnalyticalModel] | None = None,
+    facts: Mapping[tuple[str, str], Sequence[str]] | None = None,
 ) -> str:
     """Status line, verdict table, per-kernel details with charts, notes; at most ``limit`` chars.
 
     Over the limit, the details of passing kernels go first, then the others', then table
-    rows (passing kernels first); a note says what was left out.
+    rows (passing kernels first); a note says what was left out. ``facts`` adds lines to
+    a kernel's details, keyed by (kernel, metric): ``app.departures`` computes them.
     """
     now, before = _index(current), _index(baseline)
     axis = current.parameters[0] if current is not None and len(current.parameters) == 1 else None
     rows = [_row(v, now.get((v.kernel, v.metric))) for v in report.verdicts]
-    params = current.parameters if current is not None else ()
-    models = analytical or {}
+    extra = facts or {}
     details = [
-        _details(v, now.get(key), before.get(key), axis, reproduce, models.get(v.kernel), params)
+        _details(v, now.get(key), before.get(key), axis, reproduce, extra.get(key, ()))
         for v in _detail_order(report.verdicts)
         for key in [(v.kernel, v.metric)]
     ]
@@ -164,13 +163,10 @@ def _details(
     base_kernel: Kernel | None,
     axis: str | None,
     reproduce: str | None,
-    analytical: AnalyticalModel | None = None,
-    parameters: Sequence[str] = (),
+    extra: Sequence[str] = (),
 ) -> _Details:
     chart, legend = _chart(v, kernel, base_kernel, axis) if axis else (None, None)
-    facts = _facts(v, kernel)
-    if analytical is not None and kernel is not None:
-        facts += analytical_facts(analytical, kernel, parameters)
+    facts = _facts(v, kernel) + list(extra)
     return _Details(
         kernel=v.kernel,
         metric=v.metric,
@@ -198,31 +194,6 @@ def _facts(v: Verdict, kernel: Kernel | None) -> list[str]:
         span = f"{low}" if low == high else f"{low}–{high}"
         out.append(f"repetitions: {span} per point, {len(counts)} points")
     return out
-
-
-def analytical_facts(
-    model: AnalyticalModel, kernel: Kernel, parameters: Sequence[str], worst: int = 3
-) -> list[str]:
-    """How far the measurements depart from the user's analytical model, as report lines."""
-    x, medians = kernel_rows(kernel)
-    if not len(medians):
-        return []
-    head = f"analytical model: {model.source}"
-    try:
-        predicted = model.evaluate({name: x[:, i] for i, name in enumerate(parameters)})
-    except AnalyticalError as exc:
-        return [head, f"the analytical model could not be evaluated: {exc}"]
-    if not np.all(medians > 0):
-        return [head]
-    dep = departure(predicted, medians)
-    furthest = "; ".join(
-        f"{format_at(parameters, x[i])}: {dep.ratios[i]:.2f}× the model" for i in dep.worst(worst)
-    )
-    return [
-        head,
-        f"the measurements depart from it by {dep.mape:.1f}% on average "
-        f"(after one calibration factor, over {len(medians)} points); furthest: {furthest}",
-    ]
 
 
 def _chart(
@@ -282,10 +253,8 @@ def _unlink(text: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _template() -> jinja2.Template:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("guard", "templates"),
+    env = environment(
         autoescape=False,
-        undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,

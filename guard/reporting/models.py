@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich.console import RenderableType
 from rich.markup import escape
 
 from .. import numbers
+from ..defaults import PREDICTION_LEVEL
 from ..modeling import ModelingResult
+from ..modeling.details import ClassConfidence, DriftDetail, NoiseDetail, PredictionDetail
 from ..modeling.pmnf import Model
 from .summary import class_text
 from .tables import Column, fit
@@ -58,22 +59,24 @@ def _noise(m: Model) -> str:
 
 
 def _sure(m: Model) -> str:
-    conf = m.extra("confidence")
-    return "-" if conf is None else f"{conf['probability']:.0%}"
+    conf: ClassConfidence | None = m.extra("confidence")
+    return "-" if conf is None else f"{conf.probability:.0%}"
 
 
-def _prediction(pred: dict[str, Any] | None) -> str:
-    if pred is None:
+def _prediction(detail: PredictionDetail | None) -> str:
+    if detail is None:
         return "-"
-    value, low, high = (numbers.compact(pred[k]) for k in ("value", "low", "high"))
+    p = detail.prediction
+    value, low, high = (numbers.compact(v) for v in (p.value, p.low, p.high))
     return f"{value} [{low}..{high}]"
 
 
 def _level_of(models: Sequence[Model]) -> float:
     for m in models:
-        if "prediction" in m.extras:
-            return float(m.extra("prediction")["level"])
-    return 0.9
+        detail: PredictionDetail | None = m.extra("prediction")
+        if detail is not None:
+            return detail.prediction.level
+    return PREDICTION_LEVEL
 
 
 def advice_lines(results: Sequence[tuple[str, ModelingResult]]) -> list[str]:
@@ -102,36 +105,33 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]]) -> list[str]:
                     f"[yellow]note[/] {escape(m.kernel)} {escape(m.metric)}: "
                     + escape(combination["note"])
                 )
-            drift = m.extra("drift")
+            drift: DriftDetail | None = m.extra("drift")
             if drift is not None:
-                ((name, at),) = drift["at"].items()
+                where = numbers.at(drift.parameter, drift.at)
                 out.append(
-                    f"[yellow]note[/] {escape(m.kernel)}: the values at {numbers.at(name, at)} "
-                    f"are {drift['deviation']:+.0%} off the model while the other sizes fit; "
+                    f"[yellow]note[/] {escape(m.kernel)}: the values at {where} "
+                    f"are {drift.deviation:+.0%} off the model while the other sizes fit; "
                     "re-measure that size"
                 )
     return out
 
 
 def _advice(m: Model) -> str | None:
-    conf, detail = m.extra("confidence"), m.extra("noise_detail") or {}
-    noise = detail.get("robust")
+    conf: ClassConfidence | None = m.extra("confidence")
+    detail: NoiseDetail | None = m.extra("noise_detail")
+    noise = detail.robust if detail is not None else None
     noisy = noise is not None and noise > NOISY
-    unsure = conf is not None and conf["probability"] < UNSURE
+    unsure = conf is not None and conf.probability < UNSURE
     if not (noisy or unsure):
         return None
     complexity = m.complexity()
     parts = [f"{escape(m.kernel)}:"]
-    if unsure:
-        others = [
-            f"{c['complexity']} {c['probability']:.0%}"
-            for c in conf["classes"]
-            if c["complexity"] != complexity
-        ][:3]
-        parts.append(f"{complexity} is only {conf['probability']:.0%} likely")
+    if unsure and conf is not None:
+        others = [f"{c} {p:.0%}" for c, p in conf.shares() if c != complexity][:3]
+        parts.append(f"{complexity} is only {conf.probability:.0%} likely")
         if others:
             parts.append(f"({', '.join(others)});")
-    if noisy:
+    if noisy and detail is not None:
         parts.append(f"noise is {noise:.0%}{_worst(detail)};")
     parts.append(
         "raise the repetitions (4x halves the noise of the medians), quiet the machine, "
@@ -140,10 +140,9 @@ def _advice(m: Model) -> str | None:
     return " ".join(parts)
 
 
-def _worst(detail: dict[str, Any]) -> str:
-    spread = [p for p in detail.get("points", []) if p["spread"] is not None]
-    if not spread:
+def _worst(detail: NoiseDetail) -> str:
+    worst = detail.worst()
+    if worst is None:
         return ""
-    worst = max(spread, key=lambda p: p["spread"])
-    ((name, at),) = worst["at"].items()
-    return f", worst at {numbers.at(name, at)} ({worst['spread']:.0%})"
+    size, spread = worst
+    return f", worst at {numbers.at(detail.parameter, size)} ({spread:.0%})"

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from rich.table import Table
 
 from .. import numbers
-from ..modeling.predict import Predictor
+from ..modeling.predict import PredictionRow, Predictor
 from .charts import scale_values
 
 __all__ = ["model_summary", "predictions_table"]
@@ -40,9 +40,9 @@ def model_summary(predictor: Predictor) -> str:
     return "\n  ".join(lines)
 
 
-def predictions_table(predictor: Predictor, rows: Sequence[dict[str, object]]) -> Table:
+def predictions_table(predictor: Predictor, rows: Sequence[PredictionRow]) -> Table:
     """One row per requested configuration: prediction, 5-95% spread, analytical model."""
-    values = [float(r["high"]) for r in rows]  # type: ignore[arg-type]
+    values = [r["high"] for r in rows]
     factor, unit = scale_values(values, predictor.unit)
     suffix = f" ({unit})" if unit else ""
     table = Table(title=predictor.kernel, title_justify="left")
@@ -54,8 +54,7 @@ def predictions_table(predictor: Predictor, rows: Sequence[dict[str, object]]) -
         table.add_column(f"analytical{suffix}", justify="right")
     for row in rows:
         at = row["at"]
-        assert isinstance(at, dict)
-        outside = row.get("outside_measured") or []
+        outside = row["outside_measured"]
         cells = [numbers.size(at[p]) + ("*" if p in outside else "") for p in predictor.parameters]
         cells.append(_num(row["value"], factor))
         cells.append(f"{_num(row['low'], factor)} .. {_num(row['high'], factor)}")
@@ -70,5 +69,5 @@ def predictions_table(predictor: Predictor, rows: Sequence[dict[str, object]]) -
     return table
 
 
-def _num(value: object, factor: float) -> str:
-    return f"{float(value) / factor:.3g}"  # type: ignore[arg-type]
+def _num(value: float | None, factor: float) -> str:
+    return f"{float(value) / factor:.3g}" if value is not None else "-"

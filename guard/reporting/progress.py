@@ -78,5 +78,8 @@ class RunProgress:
     def _update(self, elapsed: float, status: str | None) -> None:
         if not self.live:
             return
-        fields = {} if status is None else {"status": status}
-        self.progress.update(self.task, completed=min(elapsed, self.budget), **fields)
+        completed = min(elapsed, self.budget)
+        if status is None:
+            self.progress.update(self.task, completed=completed)
+        else:  # rich passes unknown keywords to the columns as task fields
+            self.progress.update(self.task, completed=completed, status=status)

@@ -31,7 +31,10 @@ def run_table(mset: MeasurementSet, width: int = 80) -> RenderableType:
 
 def _sizes(mset: MeasurementSet, kernel: Kernel) -> str:
     first, last = kernel.points[0].at, kernel.points[-1].at
-    text = lambda at: ", ".join(numbers.at(p, v) for p, v in zip(mset.parameters, at))  # noqa: E731
+
+    def text(at: tuple[float, ...]) -> str:
+        return ", ".join(numbers.at(p, v) for p, v in zip(mset.parameters, at))
+
     return f"{text(first)} .. {text(last)}"
 
 

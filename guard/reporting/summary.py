@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..checking.verdicts import CheckReport, Verdict
+from ..checking.verdicts import CheckReport, Verdict, VerdictName
 from ..modeling.pmnf import Model
 
 __all__ = [
@@ -16,7 +16,7 @@ __all__ = [
     "shown_reasons",
 ]
 
-ORDER = ("fail", "error", "inconclusive", "pass")
+ORDER: tuple[VerdictName, ...] = ("fail", "error", "inconclusive", "pass")
 TOOL_NAMES = {"google-benchmark": "Google Benchmark"}
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 
 import jinja2
 import numpy as np
@@ -17,6 +16,7 @@ from markupsafe import Markup
 from .. import numbers
 from ..modeling.pmnf import Model
 from ..reporting.summary import shown_reasons
+from ..templating import environment, template_text
 from .data import KernelHistory, KernelRun, SiteData
 from .svg import Curve, Dot, points_chart, sparkline, trend_chart
 
@@ -73,10 +73,8 @@ def page_path(kernel: KernelHistory) -> str:
 
 
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("guard", "templates"),
+    env = environment(
         autoescape=True,
-        undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
@@ -85,7 +83,7 @@ def _environment() -> jinja2.Environment:
 
 
 def _stylesheet() -> str:
-    return (resources.files("guard") / "templates" / STYLESHEET).read_text(encoding="utf-8")
+    return template_text(STYLESHEET)
 
 
 def _index_row(k: KernelHistory, data: SiteData) -> _Row:
@@ -179,7 +177,7 @@ def _curves(run: KernelRun, sizes: Sequence[float]) -> tuple[list[Curve], list[s
     xs = np.geomspace(min(positive), max(positive), _CURVE_POINTS)
     ys = _on(v.model, xs)
     half = (v.model.noise or 0.0) / 2
-    band = (ys * (1 - half), ys * (1 + half)) if half > 0 else None
+    band = ((ys * (1 - half)).tolist(), (ys * (1 + half)).tolist()) if half > 0 else None
     curves = [Curve(xs.tolist(), ys.tolist(), "model", band)]
     notes = [f"fitted {v.model.complexity()}: {v.model.formula()}"]
     if half > 0:

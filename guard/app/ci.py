@@ -21,18 +21,17 @@ from pathlib import Path
 
 import requests
 
-from .checking.check import CheckOptions
-from .checking.check import check as run_check
-from .checking.verdicts import FAIL_ON, CheckReport
-from .checking.verdicts_json import read_report
-from .config import Config, analytical_models, load_config
-from .defaults import HISTORY_PATH
-from .errors import PerfguardError, UsageError
-from .formats import load as load_measurements
-from .formats._common import decode_json
-from .formats.native import save as save_measurements
-from .git import git
-from .github import (
+from ..checking.check import check as judge
+from ..checking.verdicts import FAIL_ON, CheckReport
+from ..checking.verdicts_json import read_report
+from ..config import Config, load_config
+from ..defaults import CONFIG_PATH, HISTORY_PATH, REPORT_DIR
+from ..errors import PerfguardError, UsageError
+from ..formats import load as load_measurements
+from ..formats._common import decode_json
+from ..formats.native import save as save_measurements
+from ..git import git
+from ..github import (
     ActionsContext,
     CommentResult,
     GitHubClient,
@@ -41,29 +40,34 @@ from .github import (
     write_outputs,
     write_step_summary,
 )
-from .history import LOCAL, TRUSTED_EVENTS, History
-from .measurements import MeasurementSet
-from .reporting.markdown import render_markdown, render_report
-from .reporting.summary import shown_reasons
+from ..history import LOCAL, TRUSTED_EVENTS, History
+from ..measurements import MeasurementSet
+from ..reporting.markdown import render_markdown, render_report
+from ..reporting.summary import shown_reasons
+from .departures import analytical_facts
+from .run import Measure, measure_config, measured_exit
+from .settings import CheckFlags, check_options
 
-__all__ = ["COMMENT_POLICIES", "FAIL_ON", "CiOptions", "CiResult", "run_ci", "publish"]
+__all__ = ["COMMENT_POLICIES", "FAIL_ON", "CiOptions", "CiServices", "CiOutcome", "ci", "publish"]
 
 COMMENT_POLICIES = ("always", "on-failure", "never")
-REPORT_DIR = Path(".perfguard/report")
 
 
 @dataclass(frozen=True)
 class CiOptions:
     """What ``perfguard ci`` was asked to do."""
 
+    config: Path = CONFIG_PATH
     comment: str = "always"
     fail_on: str = "any"
     baseline: Path | None = None
     baseline_ref: str | None = None
     baseline_commit: str | None = None
     db: Path = HISTORY_PATH
-    output: Path = REPORT_DIR / "measurements.json"
     store: bool = True
+    measurements: Path | None = None  # check this file instead of running the benchmarks
+    strict: bool = False
+    report_dir: Path = REPORT_DIR
 
     def __post_init__(self) -> None:
         if self.comment not in COMMENT_POLICIES:
@@ -71,9 +75,25 @@ class CiOptions:
         if self.fail_on not in FAIL_ON:
             raise UsageError(f"--fail-on must be one of {', '.join(FAIL_ON)}")
 
+    @property
+    def output(self) -> Path:
+        """Where the measurements of this run are written."""
+        return self.report_dir / "measurements.json"
+
 
 @dataclass(frozen=True)
-class CiResult:
+class CiServices:
+    """What ``perfguard ci`` uses but does not build: tests and the CLI hand these in."""
+
+    measure: Measure
+    environ: Mapping[str, str]
+    context: ActionsContext | None
+    say: Callable[[str], None]
+    session_factory: Callable[[], requests.Session] = requests.Session
+
+
+@dataclass(frozen=True)
+class CiOutcome:
     """The outcome and what was written, for the exit code and the log."""
 
     report: CheckReport
@@ -82,62 +102,87 @@ class CiResult:
     baseline_note: str | None
     comment: CommentResult | None
     run_id: int | None
+    fail_on: str = "any"
+
+    def exit_code(self) -> int:
+        """1 a failure of the kind ``--fail-on`` names, 2 unusable input, 3 a benchmark
+        failed to execute, else 0."""
+        from ..checking.verdicts import exit_code
+
+        return measured_exit(exit_code(self.report, self.fail_on), self.current)
 
 
-def run_ci(
-    config: Config,
-    options: CiOptions,
-    check_options: CheckOptions,
-    collect_current: Callable[[Config], MeasurementSet],
-    context: ActionsContext | None,
-    environ: Mapping[str, str],
-    say: Callable[[str], None],
-) -> CiResult:
+def ci(options: CiOptions, services: CiServices) -> CiOutcome:
     """Measure, check, report, comment and store; returns what happened."""
-    REPORT_DIR.mkdir(parents=True, exist_ok=True)
-    current = collect_current(config)
+    config = load_config(options.config)
+    check_opts = check_options(config, CheckFlags(strict=options.strict))
+    options.report_dir.mkdir(parents=True, exist_ok=True)
+    current = _current(options, config, services.measure)
+    context = services.context
     if context is not None and current.run.commit != context.head_sha:
         # In a pull request GITHUB_SHA is a merge commit nobody can find again later;
         # the history keys runs by the head commit the developer pushed.
         current = replace(current, run=replace(current.run, commit=context.head_sha))
     save_measurements(current, options.output)
-    baseline, note = _baseline(options, context, config, collect_current)
+    baseline, note = _baseline(options, context, config, services.measure)
     if note:
-        say(note)
-    report = run_check(current, baseline, check_options)
+        services.say(note)
+    report = judge(current, baseline, check_opts)
     markdown = render_report(
         report,
         current,
         baseline,
         reproduce=_reproduce(config, options.output),
-        analytical=analytical_models(config, current.parameters),
+        facts=analytical_facts(config, current),
     )
-    report_path = REPORT_DIR / "report.md"
-    report_path.write_text(markdown, encoding="utf-8")
-    (REPORT_DIR / "verdicts.json").write_text(
+    report_path = _write_report(options.report_dir, markdown, report, context)
+    comment = _announce(options, services, report, markdown, report_path)
+    run_id = _store(options, current, report, services.say, context)
+    return CiOutcome(report, current, report_path, note, comment, run_id, options.fail_on)
+
+
+def _current(options: CiOptions, config: Config, measure: Measure) -> MeasurementSet:
+    if options.measurements is not None:
+        return load_measurements(options.measurements)
+    return measure_config(config, measure)
+
+
+def _write_report(
+    folder: Path, markdown: str, report: CheckReport, context: ActionsContext | None
+) -> Path:
+    """report.md, verdicts.json and pr.json: what the Action uploads and publishes."""
+    path = folder / "report.md"
+    path.write_text(markdown, encoding="utf-8")
+    (folder / "verdicts.json").write_text(
         json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
     )
-    _write_pr(context, report)
-    comment = None
-    if context is not None:
-        if context.step_summary is not None:
-            write_step_summary(context.step_summary, markdown)
-        for v in report.verdicts:
-            if v.verdict == "fail":
-                reasons = "; ".join(shown_reasons(v)) or "failed"
-                say(annotation("error", reasons, title=f"perfguard: {v.kernel} ({v.metric})"))
-        comment = _comment(options, context, report, markdown, environ, say)
-        if context.output is not None:
-            write_outputs(
-                context.output,
-                {
-                    "status": report.status,
-                    "report": str(report_path),
-                    "measurements": str(options.output),
-                },
-            )
-    run_id = _store(options, current, report, say, context)
-    return CiResult(report, current, report_path, note, comment, run_id)
+    doc = {"number": None if context is None else context.pr_number, "status": report.status}
+    (folder / "pr.json").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    return path
+
+
+def _announce(
+    options: CiOptions,
+    services: CiServices,
+    report: CheckReport,
+    markdown: str,
+    report_path: Path,
+) -> CommentResult | None:
+    """Inside GitHub Actions: job summary, ::error lines, the comment and step outputs."""
+    context = services.context
+    if context is None:
+        return None
+    if context.step_summary is not None:
+        write_step_summary(context.step_summary, markdown)
+    for v in report.verdicts:
+        if v.verdict == "fail":
+            reasons = "; ".join(shown_reasons(v)) or "failed"
+            services.say(annotation("error", reasons, title=f"perfguard: {v.kernel} ({v.metric})"))
+    comment = _comment(options, services, report, markdown)
+    if context.output is not None:
+        outputs = {"status": report.status, "report": str(report_path)}
+        write_outputs(context.output, {**outputs, "measurements": str(options.output)})
+    return comment
 
 
 ARTIFACT_LIMITS = {"verdicts.json": 32_000_000, "pr.json": 64_000}
@@ -245,10 +290,10 @@ def _baseline(
     options: CiOptions,
     context: ActionsContext | None,
     config: Config,
-    collect: Callable[[Config], MeasurementSet],
+    measure: Measure,
 ) -> tuple[MeasurementSet | None, str | None]:
     if options.baseline_commit is not None:
-        mset = measure_commit(options.baseline_commit, config, collect)
+        mset = measure_commit(options.baseline_commit, config, measure)
         return mset, f"baseline: {options.baseline_commit} measured in this job (same runner)"
     path = options.baseline or config.check.baseline
     if path is not None:
@@ -266,9 +311,7 @@ def _baseline(
         return history.load_run(row.id), note
 
 
-def measure_commit(
-    ref: str, config: Config, collect: Callable[[Config], MeasurementSet]
-) -> MeasurementSet:
+def measure_commit(ref: str, config: Config, measure: Measure) -> MeasurementSet:
     """Same-runner A/B: measure ``ref`` in a temporary git worktree with this config.
 
     The config is the one under test (copied in when ``ref`` has none at that path), so
@@ -289,7 +332,7 @@ def measure_commit(
             if not base_config.exists():
                 base_config.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(config.path, base_config)
-            return collect(load_config(base_config))
+            return measure_config(load_config(base_config), measure)
         finally:
             _git(top, "worktree", "remove", "--force", str(tree))
 
@@ -302,13 +345,10 @@ def _git(folder: Path, *args: str) -> str:
 
 
 def _comment(
-    options: CiOptions,
-    context: ActionsContext,
-    report: CheckReport,
-    markdown: str,
-    environ: Mapping[str, str],
-    say: Callable[[str], None],
+    options: CiOptions, services: CiServices, report: CheckReport, markdown: str
 ) -> CommentResult | None:
+    context, environ, say = services.context, services.environ, services.say
+    assert context is not None  # only called inside GitHub Actions
     wanted = options.comment == "always" or (
         options.comment == "on-failure" and report.status == "fail"
     )
@@ -318,7 +358,7 @@ def _comment(
         say(annotation("notice", "no GITHUB_TOKEN, so no pull-request comment", title="perfguard"))
         return None
     try:
-        result = _upsert(context, environ, context.pr_number, markdown)
+        result = _upsert(services, context, context.pr_number, markdown)
     except GitHubError as exc:  # the report is in the job summary: a broken API fails nothing
         say(annotation("warning", f"no pull-request comment: {exc}", title="perfguard"))
         return None
@@ -327,20 +367,13 @@ def _comment(
     return result
 
 
-def _upsert(
-    context: ActionsContext, environ: Mapping[str, str], number: int, body: str
-) -> CommentResult:
-    token = _token(environ)
-    with requests.Session() as session:
+def _upsert(services: CiServices, context: ActionsContext, number: int, body: str) -> CommentResult:
+    token = _token(services.environ)
+    with services.session_factory() as session:
         client = GitHubClient(session, context.api_url, token)
         return client.upsert_comment(
             context.repository, number, body, fork=context.restricted_fork_pr
         )
-
-
-def _write_pr(context: ActionsContext | None, report: CheckReport) -> None:
-    doc = {"number": None if context is None else context.pr_number, "status": report.status}
-    (REPORT_DIR / "pr.json").write_text(json.dumps(doc) + "\n", encoding="utf-8")
 
 
 def _store(

@@ -1,0 +1,82 @@
+"""``perfguard check``: measurements (read or measured) -> verdicts, and the markdown report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import UsageError
+from .inputs import check_format, load, load_optional_config
+from .run import Measure, measure_config, measured_exit
+from .settings import CheckFlags, check_options
+
+if TYPE_CHECKING:
+    from ..checking.verdicts import CheckReport
+    from ..measurements import MeasurementSet
+
+__all__ = ["CheckRequest", "CheckOutcome", "check"]
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """What ``perfguard check`` was asked to do; ``current=None`` measures the config first."""
+
+    current: Path | None = None
+    baseline: Path | None = None
+    config: Path | None = None
+    flags: CheckFlags = field(default_factory=CheckFlags)
+    format: str | None = None
+    scaling: str | None = None
+    markdown: Path | None = None
+    inclusive: bool = False  # CUBE: inclusive values
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """The verdicts and the measurements they judged."""
+
+    report: CheckReport
+    current: MeasurementSet
+
+    def exit_code(self, fail_on: str = "any") -> int:
+        """0 pass, 1 a scalability bug (of the kind ``fail_on`` names), 2 unusable input,
+        3 a benchmark that failed to execute."""
+        from ..checking.verdicts import exit_code
+
+        return measured_exit(exit_code(self.report, fail_on), self.current)
+
+
+def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
+    """Judge the current measurements against their bounds and the baseline."""
+    from ..checking.check import check as judge
+    from ..modeling import get_modeler
+
+    get_modeler(request.flags.modeler)  # a bad option fails before anything is read
+    check_format(request.format)
+    if request.markdown is not None and not request.markdown.parent.exists():
+        raise UsageError(f"--markdown: folder {request.markdown.parent} does not exist")
+    cfg = load_optional_config(request.config)
+    if request.current is None and cfg is None:
+        raise UsageError(
+            "give the measurements to check (perfguard check CURRENT), or a perfguard.yml "
+            "with benchmarks (-c) to measure them first"
+        )
+    options = check_options(cfg, request.flags)
+    base_path = request.baseline or (cfg.check.baseline if cfg is not None else None)
+    reading = (request.format, request.scaling, request.inclusive)
+    baseline = load(base_path, *reading) if base_path else None
+    if request.current is not None:
+        current = load(request.current, *reading)
+    else:
+        assert cfg is not None  # checked above
+        current = measure_config(cfg, measure)
+    report = judge(current, baseline, options)
+    if request.markdown is not None:
+        from ..reporting.markdown import render_report
+        from .departures import analytical_facts
+
+        facts = analytical_facts(cfg, current) if cfg is not None else {}
+        text = render_report(report, current, baseline, facts=facts)
+        request.markdown.write_text(text, encoding="utf-8")
+    return CheckOutcome(report, current)

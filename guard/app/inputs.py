@@ -1,0 +1,54 @@
+"""Reading what a verb was pointed at: measurement files, perfguard.yml, output paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..defaults import CONFIG_PATH, FORMAT_NAMES
+from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..measurements import MeasurementSet
+
+__all__ = ["load", "check_format", "check_writable", "load_optional_config"]
+
+
+def load(
+    path: Path, format: str | None = None, scaling: str | None = None, inclusive: bool = False
+) -> MeasurementSet:
+    """A measurement file in any registered format (the registry loads on first use)."""
+    from ..formats import load as load_any
+
+    return load_any(path, format, scaling, inclusive)
+
+
+def check_format(format: str | None) -> None:
+    """Fail on a bad --format before any file is read."""
+    if format is not None and format not in FORMAT_NAMES:
+        raise UsageError(f"unknown format {format!r}; choose one of: {', '.join(FORMAT_NAMES)}")
+
+
+def load_optional_config(path: Path | None) -> Config | None:
+    """The config given, else ./perfguard.yml when present, else None."""
+    from ..config import load_config
+
+    if path is not None:
+        return load_config(path)
+    return load_config(CONFIG_PATH) if CONFIG_PATH.is_file() else None
+
+
+def check_writable(path: Path) -> None:
+    """Fail before a long run, not after it, when the output cannot be written."""
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory; give a file name for the measurements")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageError(f"folder {folder} does not exist; create it or choose another --output")
+    try:
+        probe = folder / f".{path.name}.perfguard-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"cannot write to {folder}: {exc.strerror or exc}") from None

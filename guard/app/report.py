@@ -1,0 +1,46 @@
+"""``perfguard report``: a saved check rendered again, nothing measured or modelled."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .inputs import check_writable, load
+
+if TYPE_CHECKING:
+    from ..checking.verdicts import CheckReport
+
+__all__ = ["ReportOutcome", "report"]
+
+
+@dataclass(frozen=True)
+class ReportOutcome:
+    """The saved report; ``written`` is the markdown file, or None for the terminal table."""
+
+    report: CheckReport
+    written: Path | None
+
+    def exit_code(self) -> int:
+        return 0
+
+
+def report(
+    verdicts: Path,
+    markdown: Path | None = None,
+    current: Path | None = None,
+    baseline: Path | None = None,
+) -> ReportOutcome:
+    """Read verdicts@1; with ``markdown``, write the report (charts when measurements given)."""
+    from ..checking.verdicts_json import load_report
+
+    saved = load_report(verdicts)
+    if markdown is None:
+        return ReportOutcome(saved, None)
+    from ..reporting.markdown import render_report
+
+    now = load(current) if current is not None else None
+    before = load(baseline) if baseline is not None else None
+    check_writable(markdown)
+    markdown.write_text(render_report(saved, now, before), encoding="utf-8")
+    return ReportOutcome(saved, markdown)

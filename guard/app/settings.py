@@ -1,0 +1,116 @@
+"""Settings resolved once: the command line, then perfguard.yml, then ``defaults``.
+
+The command line hands over what the user typed (``CheckFlags``, ``None`` where an option
+was not given); everything below turns it into the options the core takes, and fails on
+a malformed value before anything is read or measured.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..defaults import CONFIDENCE
+from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..checking.check import CheckOptions, ExpectationRule
+    from ..config import Config
+
+__all__ = ["CheckFlags", "check_options", "parse_size", "parse_target", "expect_rule"]
+
+
+@dataclass(frozen=True)
+class CheckFlags:
+    """What the command line said about a check; ``None`` means "not given"."""
+
+    expect: Sequence[str] = ()
+    modeler: str = "default"
+    target: Sequence[str] = ()
+    max_class: str | None = None
+    max_slowdown: float | None = None
+    confidence: float | None = None
+    strict: bool = False
+
+
+def check_options(cfg: Config | None, flags: CheckFlags) -> CheckOptions:
+    """The options of a check; every rule is parsed here, so a typo fails before a run."""
+    from ..checking.check import CheckOptions, ExpectationRule, parse_rules
+    from ..config import expectation_rules
+
+    section = cfg.check if cfg is not None else None
+    rules = [expect_rule(text) for text in flags.expect]
+    if cfg is not None:
+        rules += [
+            ExpectationRule(r.pattern, r.expectation, r.source) for r in expectation_rules(cfg)
+        ]
+    targets = dict(section.target) if section is not None else {}
+    targets.update(parse_target(t) for t in flags.target)
+    max_class, source = flags.max_class, "--max-class"
+    if max_class is None and cfg is not None and cfg.check.max_class is not None:
+        max_class = cfg.check.max_class
+        source = f"{cfg.path}:{cfg.check.max_class_line}: check.max_class"
+    confidence = flags.confidence
+    if confidence is None:
+        confidence = section.confidence if section is not None else CONFIDENCE
+    if not 0.5 < confidence < 1:
+        raise UsageError(f"--confidence must lie between 0.5 and 1, got {confidence}")
+    slowdown = flags.max_slowdown
+    if slowdown is None and section is not None:
+        slowdown = section.max_slowdown
+    if slowdown is not None and not slowdown > 1:
+        raise UsageError(f"--max-slowdown must be greater than 1, got {slowdown}")
+    options = CheckOptions(
+        rules=tuple(rules),
+        max_class=max_class,
+        max_class_source=source,
+        confidence=confidence,
+        strict=flags.strict or bool(section and section.strict),
+        target=targets,
+        max_slowdown=slowdown,
+        modeler=flags.modeler,
+    )
+    parse_rules(options)
+    return options
+
+
+def expect_rule(text: str) -> ExpectationRule:
+    """``GLOB=EXPR``; an expression alone (starting with <, = or ≤) applies to every kernel."""
+    from ..checking.check import ExpectationRule
+
+    if text.lstrip()[:1] in ("<", "=", "≤"):
+        return ExpectationRule("*", text.strip(), "--expect")
+    glob, sep, expr = text.partition("=")
+    if not sep or not glob.strip() or not expr.strip():
+        raise UsageError(f"--expect wants GLOB=EXPR such as 'sort*=<= n log n', got {text!r}")
+    return ExpectationRule(glob.strip(), expr.strip(), f"--expect {text!r}")
+
+
+def parse_target(text: str) -> tuple[str, float]:
+    """``n=1e6`` -> ("n", 1e6)."""
+    name, sep, value = text.partition("=")
+    at = _positive(value)
+    if not sep or not name.strip() or at is None:
+        raise UsageError(f"--target wants NAME=SIZE such as n=1e6, got {text!r}")
+    return name.strip(), at
+
+
+def parse_size(text: str | None) -> tuple[str | None, float | None]:
+    """``--predict``'s ``4096`` or ``n=4096`` -> (parameter name or None, positive size)."""
+    if text is None:
+        return None, None
+    name, _, value = text.rpartition("=")
+    at = _positive(value)
+    if at is None:
+        raise UsageError(f"--predict wants a positive size such as 4096 or n=4096, got {text!r}")
+    return (name.strip() or None), at
+
+
+def _positive(text: str) -> float | None:
+    """A finite positive number, or None."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 < value < float("inf") else None

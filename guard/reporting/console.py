@@ -1,0 +1,169 @@
+"""What each verb prints on the terminal, from finished data: tables, reasons, notes.
+
+stdout carries the result (a table or JSON); stderr carries what a person reads beside
+it (skipped kernels, advice, progress, the run summary).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.markup import escape
+
+if TYPE_CHECKING:
+    from ..app.init import InitOutcome
+    from ..checking.verdicts import CheckReport
+    from ..history import TimelineRow
+    from ..measurements import MeasurementSet
+    from ..modeling import ModelingResult
+    from ..modeling.predict import PredictionRow, Predictor
+
+__all__ = [
+    "out",
+    "err",
+    "print_document",
+    "print_check",
+    "print_models",
+    "print_skipped",
+    "print_run_summary",
+    "print_predictions",
+    "print_init",
+    "print_timeline",
+    "print_error",
+    "print_aborted",
+]
+
+
+def out(width: int | None = None) -> Console:
+    """The result stream (stdout), plain: no highlighting of numbers and paths."""
+    return Console(highlight=False, width=width)
+
+
+def err(width: int | None = None) -> Console:
+    """The stream beside the result (stderr)."""
+    return Console(stderr=True, highlight=False, width=width)
+
+
+def print_document(doc: dict[str, Any], key: str | None = None) -> None:
+    """A JSON document on stdout; with ``key``, one entry of that list per line (jsonl.py)."""
+    if key is None:
+        sys.stdout.write(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        return
+    from .jsonl import dump_document
+
+    dump_document(doc, key, sys.stdout)
+
+
+def print_check(report: CheckReport) -> None:
+    """The verdict table, each shown reason and note, and the status line."""
+    from .summary import counts_sentence, shown_reasons
+    from .tables import table_width
+    from .terminal import STYLES, verdict_table
+
+    width = table_width()
+    console = out(width)
+    console.print(verdict_table(report, width))
+    for v in report.verdicts:
+        for line in shown_reasons(v):
+            style = STYLES[v.verdict]
+            console.print(
+                f"[{style}]{v.verdict}[/] {escape(v.kernel)}: {escape(line)}", soft_wrap=True
+            )
+    for note in report.notes:
+        console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True)
+    style = STYLES[report.status]
+    console.print(f"[{style}]perfguard check: {report.status}[/] ({counts_sentence(report)})")
+
+
+def print_skipped(results: Sequence[tuple[str, ModelingResult]]) -> None:
+    """One stderr line per kernel that could not be modelled, with the reasons."""
+    console = err()
+    for path, result in results:
+        for s in result.skipped:
+            console.print(
+                "[yellow]skipped[/] "
+                + escape(f"{path}: kernel {s.kernel!r} metric {s.metric!r}: ")
+                + escape("; ".join(s.reasons)),
+                markup=True,
+                soft_wrap=True,
+            )
+
+
+def print_models(results: Sequence[tuple[str, ModelingResult]], predicted: str | None) -> None:
+    """The models table (stdout), then advice for unsure or noisy models (stderr)."""
+    from .models import advice_lines, models_table
+    from .tables import table_width
+
+    width = table_width()
+    out(width).print(models_table(results, predicted, width))
+    console = err()
+    for line in advice_lines(results):
+        console.print(line, soft_wrap=True)
+
+
+def print_run_summary(mset: MeasurementSet, output: Path) -> None:
+    """What ``perfguard run`` measured, its errors, and where it went (stderr)."""
+    from .runs import error_lines, run_table
+    from .tables import table_width
+
+    width = table_width()
+    console = err(width)
+    console.print(run_table(mset, width))
+    for line in error_lines(mset):
+        console.print(line, soft_wrap=True)
+    state = "interrupted; kept" if mset.run.interrupted else "wrote"
+    console.print(escape(f"perfguard run: {state} {len(mset.kernels)} kernels to {output}"))
+
+
+def print_predictions(
+    results: Sequence[tuple[Predictor, list[PredictionRow]]], asked: bool
+) -> None:
+    """Each hybrid model's summary and its predictions; a hint when no point was asked."""
+    from .predictions import model_summary, predictions_table
+
+    console = out()
+    for predictor, rows in results:
+        console.print(escape(model_summary(predictor)))
+        if rows:
+            console.print(predictions_table(predictor, rows))
+    if not asked:
+        err().print("add --at n=...,... or --grid PARAM=VALUES to predict at new configurations")
+
+
+def print_init(outcome: InitOutcome) -> None:
+    """What ``perfguard init`` found and wrote, its notes and the next step (stdout)."""
+    console = out()
+    console.print(f"perfguard init: {escape(outcome.description)}", soft_wrap=True)
+    for path in outcome.written:
+        console.print(f"[green]wrote[/] {escape(str(path))}")
+    for note in outcome.notes:
+        console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True)
+    console.print(
+        "next: replace the placeholder expectations in perfguard.yml, then commit both files"
+    )
+
+
+def print_timeline(db: Path, rows: Sequence[TimelineRow]) -> None:
+    """``perfguard history``'s table; a plain line when nothing was recorded yet."""
+    from .tables import table_width
+    from .timeline import timeline_table
+
+    if not rows:
+        out().print(f"{db}: no runs recorded yet", markup=False, soft_wrap=True)
+        return
+    width = table_width()
+    out(width).print(timeline_table(rows, width))
+
+
+def print_error(message: str) -> None:
+    """``perfguard: error: MESSAGE`` on stderr: one line, whatever the message holds."""
+    err().print(f"[red]perfguard: error:[/] {escape(message)}", soft_wrap=True)
+
+
+def print_aborted() -> None:
+    Console(stderr=True).print("[red]perfguard: aborted[/]")
