@@ -5,8 +5,11 @@
 n log n kernels whose time per element rises by a factor around some size (a logistic step
 in log2 n, as where the working set leaves a cache level), 11 doubling sizes 2^10..2^20,
 five repetitions with 2% jitter, declared ``<= n log n``; plus a plain n log n and a real
-n^1.25. Each row counts fail / inconclusive / pass over the seeds, with the gate's bend
-rule (``check._bends``) switched off ("before") and on ("now").
+n^1.25; a gradual climb (x1.8 at 2^13, then x1.16 a doubling up to 2^20: sorted()'s shape on
+this machine) and an n^2 (a gap of n/log n). Each row counts fail / inconclusive / pass over
+the seeds, with the gate's bend rule (``check._bends``) switched off ("before") and on
+("bend rule"), and with the bend rule and this machine's cache sizes recorded in the sets
+("+ caches": the memory-hierarchy rule of ``guard/checking/memory.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import guard.checking.check as gate  # noqa: E402
 from guard.checking.check import CheckOptions, ExpectationRule, check  # noqa: E402
-from guard.measurements import Kernel, MeasurementSet, Point  # noqa: E402
+from guard.collection.caches import cache_sizes  # noqa: E402
+from guard.measurements import Kernel, MeasurementSet, Point, RunInfo  # noqa: E402
 
 SIZES = 2.0 ** np.arange(10, 21)
 LOG = np.log2(SIZES)
@@ -33,24 +37,31 @@ CASES = [
     (1.0, 16, 1.0),
     (0.0, None, None),
     ("n^1.25", None, None),
+    ("climb", 12.5, 0.3),
+    ("n^2", None, None),
 ]
 
 
 def curve(rise, centre, width) -> np.ndarray:
     if rise == "n^1.25":
         return 1e-9 * SIZES**1.25
+    if rise == "n^2":
+        return 1e-12 * SIZES**2
+    if rise == "climb":
+        step = 1 + 0.8 / (1 + np.exp(-(LOG - centre) / width))
+        return 1e-8 * SIZES * LOG * step * 2.0 ** (np.clip(LOG - 13, 0, 7) * 0.15)
     if not rise:
         return 1e-8 * SIZES * LOG
     return 1e-8 * SIZES * LOG * (1 + rise / (1 + np.exp(-(LOG - centre) / width)))
 
 
-def measured(values: np.ndarray, seed: int) -> MeasurementSet:
+def measured(values: np.ndarray, seed: int, run: RunInfo) -> MeasurementSet:
     rng = np.random.default_rng(seed)
     points = tuple(
         Point((float(x),), tuple(v * (1 + 0.02 * rng.standard_normal(5))))
         for x, v in zip(SIZES, values)
     )
-    return MeasurementSet(("n",), (Kernel("k", "time", points),))
+    return MeasurementSet(("n",), (Kernel("k", "time", points),), run)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,22 +70,29 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rule = gate._bends
     opts = CheckOptions(rules=(ExpectationRule("*", "<= n log n"),))
-    print("| time per element steps up | around n = | width (doublings) | before | now |")
-    print("|---|---|---|---|---|")
+    caches = RunInfo(machine={"caches": cache_sizes()})
+    print(f"caches: {dict(caches.machine['caches'])}")
+    print("| time per element | around n = | width (doublings) | before | bend rule | + caches |")
+    print("|---|---|---|---|---|---|")
     for rise, centre, width in CASES:
         cells = []
-        for on in (False, True):
+        for on, run in ((False, RunInfo()), (True, RunInfo()), (True, caches)):
             gate._bends = rule if on else (lambda *a: {})
             seen = collections.Counter(
-                check(measured(curve(rise, centre, width), s), None, opts).verdicts[0].verdict
+                check(measured(curve(rise, centre, width), s, run), None, opts).verdicts[0].verdict
                 for s in range(args.seeds)
             )
             cells.append(f"{seen['fail']} / {seen['inconclusive']} / {seen['pass']}")
         gate._bends = rule
-        label = {0.0: "none (n log n)", "n^1.25": "n^1.25 (a real class)"}.get(rise)
-        label = label or f"x{1 + rise:.1f}"
+        label = {
+            0.0: "none (n log n)",
+            "n^1.25": "n^1.25 (a real class)",
+            "climb": "x1.8, then x1.16 a doubling to 2^20",
+            "n^2": "n^2 (a real class)",
+        }.get(rise)
+        label = label or f"steps up x{1 + rise:.1f}"
         where = "-" if centre is None else f"2^{centre}"
-        print(f"| {label} | {where} | {width or '-'} | {cells[0]} | {cells[1]} |")
+        print(f"| {label} | {where} | {width or '-'} | " + " | ".join(cells) + " |")
     return 0
 
 

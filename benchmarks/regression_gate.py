@@ -1,7 +1,7 @@
 """The CI-like gate benchmark: perfguard's check on two generators, next to the limit.
 
     .venv/bin/python benchmarks/regression_gate.py --count 2000 --seed 1 \
-        [--generators regression,crossover] [--peers] [--out benchmarks/out/gate]
+        [--generators regression,crossover] [--peers] [--out benchmarks/out/gate] [--caches]
 
 Two seeded generators of baseline/candidate pairs:
 
@@ -21,6 +21,8 @@ cases (same class slower or faster, improvements) that fail.  Beside perfguard, 
 (benchmarks/limit_reference.py): a test told the baseline's true class, thresholded at 1%
 false alarms per level -- an upper bound, not a peer.  ``--peers`` adds ratio rules,
 Extra-P and big_O on the first generator (benchmarks/regression_peers.py).
+``--caches`` records this machine's cache sizes with every set, as ``perfguard run`` does,
+so check's memory-hierarchy rule for `time` (guard/checking/memory.py) applies.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from limit_reference import reference_fails  # noqa: E402
 from regression_cases import Case, NoiseModel  # noqa: E402
 
 from guard.checking.check import CheckOptions, ExpectationRule, check  # noqa: E402
-from guard.measurements import Kernel, MeasurementSet, Point  # noqa: E402
+from guard.collection.caches import cache_sizes  # noqa: E402
+from guard.measurements import Kernel, MeasurementSet, Point, RunInfo  # noqa: E402
 
 LEVELS = (0.01, 0.03, 0.05, 0.10, 0.20, 0.35)
 PAIR_TABLE_LEVELS = (0.01, 0.10)
@@ -62,14 +65,15 @@ def generate(
     return regression_cases.generate(level, count, seed, noise, factors)
 
 
-def measurement_set(cases: list[Case], which: str) -> MeasurementSet:
-    """One kernel per case: its baseline or candidate repetitions."""
+def measurement_set(cases: list[Case], which: str, run: RunInfo | None = None) -> MeasurementSet:
+    """One kernel per case: its baseline or candidate repetitions (``run``: e.g. the cache
+    sizes of a machine, which check's memory-hierarchy rule reads for `time` kernels)."""
     kernels = []
     for c in cases:
         values = getattr(c, which)
         points = tuple(Point((float(x),), tuple(map(float, v))) for x, v in zip(c.sizes, values))
         kernels.append(Kernel(c.id, "time", points))
-    return MeasurementSet(("n",), tuple(kernels))
+    return MeasurementSet(("n",), tuple(kernels), run or RunInfo())
 
 
 def bound(case: Case) -> str:
@@ -77,10 +81,10 @@ def bound(case: Case) -> str:
     return "<= " + case.base_class.replace("sqrt n", "n^0.5")
 
 
-def perfguard_verdicts(cases: list[Case]) -> dict[str, np.ndarray]:
+def perfguard_verdicts(cases: list[Case], run: RunInfo | None = None) -> dict[str, np.ndarray]:
     """perfguard's fails in both modes (bool arrays in case order)."""
-    current = measurement_set(cases, "candidate")
-    baseline = measurement_set(cases, "baseline")
+    current = measurement_set(cases, "candidate", run)
+    baseline = measurement_set(cases, "baseline", run)
     reg = check(current, baseline, CheckOptions())
     rules = tuple(ExpectationRule(c.id, bound(c)) for c in cases)
     exp = check(current, None, CheckOptions(rules=rules))
@@ -132,7 +136,8 @@ def run_level(generator: str, level: float, args: argparse.Namespace) -> dict:
     factors = tuple(float(f) for f in args.factors.split(",")) if args.factors else None
     cases = generate(generator, level, args.count, args.seed, factors)
     t0 = time.perf_counter()
-    ours = perfguard_verdicts(cases)
+    run = RunInfo(machine={"caches": cache_sizes()}) if args.caches else None
+    ours = perfguard_verdicts(cases, run)
     seconds = time.perf_counter() - t0
     limit = reference_fails(cases)
     row: dict = {"generator": generator, "level": level, "cases": len(cases)}
@@ -223,7 +228,10 @@ def main(argv: list[str] | None = None) -> int:
         help="LO,HI: same-class cases change the kernel's constant factor LO-HIx slower or "
         "1/HI-1/LO faster (default 1.1-1.3 slower, 0.7-1.0 faster)",
     )
+    ap.add_argument("--caches", action="store_true", help="record this machine's cache sizes")
     args = ap.parse_args(argv)
+    if args.caches:
+        print(f"every set records this machine's cache sizes: {cache_sizes()}")
     Path(args.out).mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     rows = []
@@ -233,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(_line(row), flush=True)
     tag = f"-factors{args.factors.replace(',', '-')}" if args.factors else ""
+    tag += "-caches" if args.caches else ""
     name = Path(args.out) / f"gate-seed{args.seed}{tag}.json"
     name.write_text(json.dumps(rows, indent=1))
     print(f"\n{summary_table(rows)}\n\n{operating_point_table(rows)}\n\n{pair_table(rows)}\n")

@@ -4,6 +4,8 @@
     .venv/bin/python benchmarks/realcode/rounds.py probe       # each bug, buggy vs fixed, by hand
     .venv/bin/python benchmarks/realcode/rounds.py run [--rounds 3] [--metric time]
                                                        [--budget 240] [--bug-budget 15]
+                                                       [--size-limit S] [--min-repetitions N]
+    .venv/bin/python benchmarks/realcode/rounds.py recheck [--metric time] [--folder DIR]
 
 One round:
 
@@ -25,7 +27,9 @@ Every check without expectations runs in an empty folder, so no ``perfguard.yml`
 read by accident. ``--metric`` writes the two configs with every benchmark's ``metric``
 set to it (``time`` today; ``instructions`` once the collection has it) into the round's
 folder; the modules are found through ``PYTHONPATH``. Results: ``work/rounds/<metric>/``
-(``round-N/*.json``, ``summary.json``); the tables are printed as markdown.
+(``round-N/*.json``, each check's verdicts@1 in ``round-N/checks/``, ``summary.json``);
+the tables are printed as markdown.  ``recheck`` judges the recorded measurement files
+again with the perfguard of today (``summary-recheck.json``).
 """
 
 from __future__ import annotations
@@ -189,9 +193,11 @@ def perfguard(args: list[str], env: dict[str, str], cwd: Path, log: list[Step], 
     return done
 
 
-def derived_config(source: Path, metric: str, target: Path) -> Path:
-    """The config with every benchmark's metric set; written beside the round's files."""
+def derived_config(source: Path, metric: str, target: Path, run: dict | None = None) -> Path:
+    """The config with every benchmark's metric set and ``run`` settings overridden; written
+    beside the round's files."""
     doc = yaml.safe_load(source.read_text(encoding="utf-8"))
+    doc["run"].update(run or {})
     for spec in doc["benchmarks"].values():
         spec["metric"] = metric
     target.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
@@ -256,12 +262,12 @@ def _record(rnd: Round, check: str, want: str, kernels: list[str], done) -> None
 
 def one_round(index: int, args, folder: Path) -> Round:
     folder.mkdir(parents=True, exist_ok=True)
-    empty = folder / "checks"  # no perfguard.yml here: checks without expectations
-    empty.mkdir(exist_ok=True)
     rnd = Round(index)
     start = time.monotonic()
-    lib_cfg = derived_config(LIB_CONFIG, args.metric, folder / "lib.yml")
-    bug_cfg = derived_config(BUG_CONFIG, args.metric, folder / "bugs.yml")
+    run = {"size_limit": args.size_limit} if args.size_limit else {}
+    run |= {"min_repetitions": args.min_repetitions} if args.min_repetitions else {}
+    lib_cfg = derived_config(LIB_CONFIG, args.metric, folder / "lib.yml", run)
+    bug_cfg = derived_config(BUG_CONFIG, args.metric, folder / "bugs.yml", run)
     lib_env = _env(HERE, site("corpus"))
     budget = ["--budget", str(args.budget)] if args.budget else []
 
@@ -281,11 +287,24 @@ def one_round(index: int, args, folder: Path) -> Round:
             perfguard(run_args, env, folder, rnd.steps, f"run {bug.name} {version}")
             runs[bug.name, version] = out
 
+    judge_round(rnd, folder, lib, runs, lib_cfg, bug_cfg)
+    rnd.seconds = round(time.monotonic() - start, 1)
+    return rnd
+
+
+def judge_round(rnd: Round, folder: Path, lib, runs, lib_cfg: Path, bug_cfg: Path) -> None:
+    """The round's checks over its measurement files; each verdicts@1 kept in checks/."""
+    empty = folder / "checks"  # no perfguard.yml here: checks without expectations
+    empty.mkdir(exist_ok=True)
+    lib_env = _env(HERE, site("corpus"))
     names = list(yaml.safe_load(LIB_CONFIG.read_text(encoding="utf-8"))["benchmarks"])
 
     def judge(check: str, want: str, kernels: list[str], *check_args: str) -> None:
         done = perfguard(["check", "--json", *check_args], lib_env, empty, rnd.steps, check)
         _record(rnd, check, want, kernels, done)
+        tag = check.replace("/", "").replace(" ", "-")
+        tag += f"-{kernels[0]}" if len(kernels) == 1 else ""
+        (empty / f"{tag}.json").write_text(done.stdout, encoding="utf-8")
 
     judge("expectation", "pass", names, str(lib["A"]), "-c", str(lib_cfg))
     judge("A/A", "pass", names, str(lib["B"]), "--baseline", str(lib["A"]))
@@ -301,8 +320,6 @@ def one_round(index: int, args, folder: Path) -> Round:
         else:
             bound = f"{bug.name}={POLYNOMIAL_CEILING}"
             judge("exponential vs n^3", "fail", [bug.name], buggy, "--expect", bound)
-    rnd.seconds = round(time.monotonic() - start, 1)
-    return rnd
 
 
 # ---------------------------------------------------------------- tables
@@ -350,23 +367,49 @@ def run_rounds(args) -> int:
     out = WORK / "rounds" / args.metric
     summary = []
     for index in range(1, args.rounds + 1):
-        rnd = one_round(index, args, out / f"round-{index}")
+        summary.append(one_round(index, args, out / f"round-{index}"))
+        report(summary, out / "summary.json", args.metric)
+    totals(summary, args.metric)
+    return 0
+
+
+def recheck(args) -> int:
+    """Judge the measurement files of recorded rounds again with today's perfguard."""
+    out = Path(args.folder) if args.folder else WORK / "rounds" / args.metric
+    summary = []
+    for folder in sorted(out.glob("round-*"), key=lambda f: int(f.name.split("-")[1])):
+        rnd = Round(int(folder.name.split("-")[1]))
+        start = time.monotonic()
+        lib = {tag: folder / f"lib-{tag}.json" for tag in ("A", "B")}
+        runs = {
+            (b.name, v): folder / f"{b.name}-{v}.json" for b in BUGS for v in (b.buggy, b.fixed)
+        }
+        lib_cfg, bug_cfg = folder / "lib.yml", folder / "bugs.yml"
+        judge_round(rnd, folder, lib, runs, lib_cfg, bug_cfg)
+        rnd.seconds = round(time.monotonic() - start, 1)
         summary.append(rnd)
-        slow = sorted(rnd.steps, key=lambda s: -s.seconds)[:3]
-        print(f"\n### Round {index} ({args.metric}): {rnd.seconds:.0f} s\n")
-        print("\n".join(table(rnd.outcomes)))
-        print("\nslowest steps: " + ", ".join(f"{s.what} {s.seconds:.0f} s" for s in slow))
-        errors = [s for s in rnd.steps if s.exit_code not in (0, 1)]
-        for step in errors:
-            print(f"- exit {step.exit_code} from {step.what}: {step.stderr_tail}")
-        print("\n".join(misses(rnd.outcomes)), flush=True)
-        (out / "summary.json").write_text(
-            json.dumps([_as_dict(r) for r in summary], indent=1), encoding="utf-8"
-        )
-    print(f"\n### Totals over {args.rounds} rounds ({args.metric})\n")
+        report(summary, out / "summary-recheck.json", args.metric)
+    totals(summary, args.metric)
+    return 0
+
+
+def report(summary: list[Round], path: Path, metric: str) -> None:
+    """Print the last round's table, slowest steps, errors and misses; save the summary."""
+    rnd = summary[-1]
+    slow = sorted(rnd.steps, key=lambda s: -s.seconds)[:3]
+    print(f"\n### Round {rnd.index} ({metric}): {rnd.seconds:.0f} s\n")
+    print("\n".join(table(rnd.outcomes)))
+    print("\nslowest steps: " + ", ".join(f"{s.what} {s.seconds:.0f} s" for s in slow))
+    for step in (s for s in rnd.steps if s.exit_code not in (0, 1)):
+        print(f"- exit {step.exit_code} from {step.what}: {step.stderr_tail}")
+    print("\n".join(misses(rnd.outcomes)), flush=True)
+    path.write_text(json.dumps([_as_dict(r) for r in summary], indent=1), encoding="utf-8")
+
+
+def totals(summary: list[Round], metric: str) -> None:
+    print(f"\n### Totals over {len(summary)} rounds ({metric})\n")
     print("\n".join(table([o for r in summary for o in r.outcomes])))
     print("round times: " + ", ".join(f"{r.seconds:.0f} s" for r in summary))
-    return 0
 
 
 def _as_dict(rnd: Round) -> dict:
@@ -388,11 +431,18 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--metric", default="time", help="time today; instructions later")
     run.add_argument("--budget", type=float, default=0, help="library run budget (default: yml)")
     run.add_argument("--bug-budget", type=float, default=15)
+    run.add_argument("--size-limit", type=float, help="run.size_limit of both configs")
+    run.add_argument("--min-repetitions", type=int, help="run.min_repetitions of both")
+    again = sub.add_parser("recheck", help="judge recorded rounds again (no measuring)")
+    again.add_argument("--metric", default="time", help="the rounds under work/rounds/METRIC")
+    again.add_argument("--folder", help="a folder of round-N folders instead")
     args = ap.parse_args(argv)
     if args.command == "setup":
         return setup()
     if args.command == "probe":
         return probe()
+    if args.command == "recheck":
+        return recheck(args)
     return run_rounds(args)
 
 

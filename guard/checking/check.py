@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import numbers
+from ..collection.caches import recorded_caches
 from ..defaults import CONFIDENCE, SUGGESTIVE
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet
@@ -31,9 +32,10 @@ from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import SPACE, Evidence, EvidenceSettings
 from ..modeling.pmnf import Model
 from .batch import Comparison, HeldOut, bound_probabilities, compare_pairs, held_out_bounds
-from .classes import GrowthClass
+from .classes import GrowthClass, Order
 from .evidence import CLASSES
 from .expectation import Expectation, ExpectationError, parse_class, parse_expectation
+from .memory import TIMED_METRICS, MemoryExcess, memory_excess
 from .ranking import rank_kernels
 from .verdicts import CheckReport, Reason, Verdict, VerdictName
 
@@ -115,6 +117,7 @@ def check(
     before = _analyses(baseline, opts) if baseline is not None else {}
     judge = _Judge(current.parameters, opts, rules, ceiling)
     judge.cut = cut
+    judge.caches = recorded_caches(current.run.machine)
     judge.numbers = _prepare(now, before, judge)
     judge.bends = _bends(current, now, judge)
     verdicts = [judge.verdict(a, before.get(a.kernel.key)) for a in now.values()]
@@ -311,6 +314,7 @@ class _Judge:
         self.numbers = _Numbers({}, {})
         self.cut: dict[tuple[str, str], _CutShort] = {}
         self.bends: dict[tuple[str, str], _Bend] = {}
+        self.caches: dict[str, int] = {}  # the measuring machine's, run.machine.caches
         self._admitted_cache: dict[tuple[str, str, str], np.ndarray] = {}
 
     def bounds_for(self, name: str) -> list[tuple[str, Expectation]]:
@@ -450,7 +454,7 @@ class _Judge:
                 continue  # decisive mass outside, yet the class a person reads is inside
             if item.held_out.probability >= self.opts.settings.held_out:
                 message = _bound_message(item.line, item.admitted, expectation, item.p, kind)
-                bend = self._bend(key, item.admitted, item.line)
+                bend = self._excused(key, item.admitted, expectation, item.line)
                 if bend is not None:
                     findings.undecide(Reason(kind, f"{message}; {bend}"))
                 else:
@@ -520,6 +524,32 @@ class _Judge:
             f"{_class_text(le.parameter, _shown(u))} ({_percent(p)} sure it exceeds the "
             f"bound): {advice}"
         )
+
+    def _excused(
+        self, key: tuple[str, str], admitted: np.ndarray, expectation: Expectation, le: LineEvidence
+    ) -> str | None:
+        """Why a bound failed over the whole range is not decided on this metric -- a bend in
+        the range, or the memory hierarchy (memory.py) -- or None.  Where the machine's cache
+        sizes are known, neither excuses more rise than the levels the range can span."""
+        memory = self._memory(key, expectation, le)
+        if memory is not None and not memory.explained:
+            return None
+        bend = self._bend(key, admitted, le)
+        if bend is not None:
+            return bend
+        return memory.describe() if memory is not None and memory.excuses else None
+
+    def _memory(
+        self, key: tuple[str, str], expectation: Expectation, le: LineEvidence
+    ) -> MemoryExcess | None:
+        """The excess of a timed kernel over the bound against the measuring machine's cache
+        levels (run.machine.caches), or None: not timed, no cache sizes, no rise."""
+        if key[1] not in TIMED_METRICS or not self.caches:
+            return None
+        order = expectation.bound.order(le.parameter)
+        unit = "call" if not any(order) else _unit_text(le.parameter, order)
+        medians = [float(np.median(v)) for v in le.line.values]
+        return memory_excess(le.parameter, le.line.x, medians, order, unit, self.caches)
 
     # ------------------------------------------------------------------ baseline
 
@@ -771,6 +801,10 @@ def _percent(p: float) -> str:
 @functools.lru_cache(maxsize=1024)
 def _class_text(parameter: str, h: int) -> str:
     return GrowthClass.from_orders({parameter: CLASSES[h]}).text()
+
+
+def _unit_text(parameter: str, order: Order) -> str:
+    return GrowthClass.from_orders({parameter: order}).text()
 
 
 def _shown(ev: Evidence | LineEvidence) -> int:

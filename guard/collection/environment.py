@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import __version__
 from ..git import git
+from .caches import cache_sizes
 
 __all__ = ["GitState", "git_state", "machine_info", "now_iso"]
 
@@ -38,8 +39,9 @@ def now_iso() -> str:
 
 
 def machine_info() -> dict[str, Any]:
-    """CPU, core count, OS and Python of this machine (stable keys, JSON-ready values)."""
-    return {
+    """CPU, core count, OS and Python of this machine (stable keys, JSON-ready values), and
+    its data cache sizes in bytes under ``caches`` where the machine reports any."""
+    info: dict[str, Any] = {
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),
         "arch": platform.machine(),
@@ -48,6 +50,10 @@ def machine_info() -> dict[str, Any]:
         "hostname": platform.node(),
         "perfguard": __version__,
     }
+    caches = cache_sizes()
+    if caches:
+        info["caches"] = caches
+    return info
 
 
 def git_state(folder: Path, environ: Mapping[str, str] | None = None) -> GitState:

@@ -1,0 +1,165 @@
+"""Whether the memory hierarchy can explain a timed kernel's excess over its declared bound.
+
+Where a kernel's working set leaves a cache level, the time per element steps up -- in
+one doubling or spread over several (a sort's scattered objects leave L1, the TLB's
+reach, L2 and L3 one after the other) -- while the algorithm stays what it is.  Over a
+range that spans such transitions, `time` reads a class above the algorithm's:
+``sorted()`` of 2^8..2^20 floats grows as n^(4/3) on a machine with 1 MiB of L2.
+
+The rule, for a bound exceeded on a ``time``/``cpu`` kernel measured on a machine whose
+cache sizes were recorded (``run.machine.caches``):
+
+* the **rise** is how much the time per unit of the bound's own class (per n log n for
+  ``<= n log n``) grows from the smaller to the larger sizes: the largest ratio of the
+  lowest per-unit cost at or above a size to the lowest below it, so a single slow
+  point does not count, and a rise must hold up to the top size as both a cache
+  transition and a class gap do;
+* the **levels** the range can span: the working set is taken to grow in proportion to n
+  (its size per element is unknown), so sizes ``n0..n1`` can span the recorded cache
+  sizes that fit in one window of ratio ``n1/n0``.  The rule needs all of them (here
+  n1/n0 >= 1024, L1d to L3): the gradual climb it excuses is the working set moving
+  through the whole hierarchy; a narrower range holds at most one bend, which the segment
+  detector judges (``check._bends``), and a class gap over it stays decidable;
+* each level can explain a rise of ``MEMORY_STEP`` (×2: sustained bandwidth roughly halves
+  from L1 to L2 to L3 to memory), so a rise up to ``MEMORY_STEP ** levels`` is what the
+  memory hierarchy can explain, and the bound is not judged on ``time``: inconclusive.
+* the same capacity bounds the bend rule (``check._excused``): a bend inside the range is
+  excused "as where the working set leaves a cache level" only if the rise is within
+  what the levels the range can span can explain -- an n^2 declared ``<= n`` over
+  64..8192 rises ×25 per n, which no two levels explain.
+
+A gap of n^1 or more over a range of ratio r rises about ×r, and every level needs a
+range of at least the ratio between two cache sizes (×32 here), so such a gap outgrows the
+×2-a-level allowance beyond a few doublings; a log factor or n^0.25 does not, and on
+``time`` across cache levels cannot be told from the hierarchy -- the ``instructions``
+metric can.  Without recorded cache sizes (older files, other tools' formats) the rule
+does not apply.  Measured on this project's corpus (docs/benchmarks.md): memory-bound
+kernels rise ×2.2-6.1 over ranges of 2^12-2^16; too-tight bounds (a gap of n^1 or more)
+rise ×200 and more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import numbers
+from .classes import Order
+
+__all__ = ["MEMORY_STEP", "TIMED_METRICS", "MemoryExcess", "memory_excess"]
+
+MEMORY_STEP = 2.0  # the rise one cache level can explain
+TIMED_METRICS = ("time", "cpu")
+
+
+@dataclass(frozen=True)
+class MemoryExcess:
+    """A timed kernel's per-unit rise over a bound, the cache levels its range can span,
+    and where the rise was steepest."""
+
+    parameter: str
+    unit: str  # the bound's class: "n log n"
+    low: float  # the range's smallest and largest size
+    high: float
+    rise: float
+    levels: tuple[tuple[str, int], ...]  # (name, bytes) of the levels the range can span
+    steep_below: float  # the consecutive sizes with the steepest per-unit step
+    steep_above: float
+    steep: float
+    whole: bool  # the range can hold every recorded level
+
+    @property
+    def explainable(self) -> float:
+        return MEMORY_STEP ** len(self.levels)
+
+    @property
+    def explained(self) -> bool:
+        """The rise is within what the levels the range can span can explain."""
+        return self.rise <= self.explainable
+
+    @property
+    def excuses(self) -> bool:
+        """The memory rule makes the bound inconclusive: explained over the whole hierarchy."""
+        return self.explained and self.whole
+
+    def describe(self) -> str:
+        """Why the bound is not decided on this metric, and what would decide it."""
+        p = self.parameter
+        levels = ", ".join(f"{name} {_bytes(size)}" for name, size in self.levels)
+        span = f"{numbers.at(p, self.low)}..{numbers.size(self.high)}"
+        count = f"{len(self.levels)} cache level{'s' if len(self.levels) > 1 else ''}"
+        last = self.levels[-1][0]
+        return (
+            f"but the time per {self.unit} rises only {numbers.factor(self.rise)} over "
+            f"{span}, steepest {numbers.factor(self.steep)} between "
+            f"{numbers.at(p, self.steep_below)} and {numbers.at(p, self.steep_above)}: "
+            f"these sizes can span {count} of the measuring machine ({levels}), which can "
+            f"explain up to ×{self.explainable:g} (×{MEMORY_STEP:g} a level) without a change "
+            "of class; measure "
+            f"sizes whose working set is well past {last}, or use metric: instructions, "
+            "to decide"
+        )
+
+
+def memory_excess(
+    parameter: str,
+    x: Sequence[float],
+    medians: Sequence[float],
+    bound: Order,
+    unit: str,
+    caches: Mapping[str, int],
+) -> MemoryExcess | None:
+    """The excess over ``bound`` (x^alpha log2(x)^beta) measured against the levels the
+    range can span (``explained``, ``whole``), or None: no cache sizes recorded, or the
+    time per unit does not rise at all."""
+    xs = np.asarray(x, dtype=float)
+    ys = np.asarray(medians, dtype=float)
+    keep = np.isfinite(ys) & (ys > 0) & (xs > 0)
+    xs, ys = xs[keep], ys[keep]
+    if not caches or len(xs) < 2:
+        return None
+    order = np.argsort(xs)
+    xs, ys = xs[order], ys[order]
+    alpha, beta = (float(v) for v in bound)
+    per_unit = ys / (xs**alpha * np.log2(np.maximum(xs, 2.0)) ** beta)
+    below = np.minimum.accumulate(per_unit)[:-1]  # lowest at or below each size
+    above = np.minimum.accumulate(per_unit[::-1])[::-1][1:]  # lowest at or above the next
+    rise = float(np.max(above / below))
+    if not rise > 1.0:
+        return None
+    steps = per_unit[1:] / per_unit[:-1]
+    i = int(np.argmax(steps))
+    levels = _spanned(caches, float(xs[-1] / xs[0]))
+    return MemoryExcess(
+        parameter,
+        unit,
+        float(xs[0]),
+        float(xs[-1]),
+        rise,
+        levels,
+        float(xs[i]),
+        float(xs[i + 1]),
+        float(steps[i]),
+        whole=len(levels) == len(caches),
+    )
+
+
+def _spanned(caches: Mapping[str, int], ratio: float) -> tuple[tuple[str, int], ...]:
+    """The most cache levels one window of sizes ``ratio`` wide can hold (the smallest
+    levels first among equally many)."""
+    levels = sorted(caches.items(), key=lambda item: item[1])
+    best: tuple[tuple[str, int], ...] = ()
+    for i, (_, size) in enumerate(levels):
+        window = tuple(lv for lv in levels[i:] if lv[1] <= size * ratio * (1 + 1e-9))
+        if len(window) > len(best):
+            best = window
+    return best
+
+
+def _bytes(size: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift} {unit}"
+    return f"{size:,} B" if size < 1024 else f"{size / 1024:.0f} KiB"

@@ -1,0 +1,91 @@
+"""The data cache sizes of the machine a run measured on: L1d, L2, L3 in bytes.
+
+Stored in ``measurements@1`` as ``run.machine.caches`` (``{"L1d": 32768, "L2": ...}``) so
+``check`` can tell where the working set of a ``time`` benchmark leaves a cache level.
+Linux's ``/sys/devices/system/cpu/cpu0/cache`` is read first (what this core sees; on
+virtual machines ``getconf`` may report the host's socket instead), ``getconf`` where
+sysfs has none.  A level nothing reports is omitted, never guessed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["LEVELS", "cache_sizes", "recorded_caches"]
+
+LEVELS = ("L1d", "L2", "L3")
+SYSFS = Path("/sys/devices/system/cpu/cpu0/cache")
+_GETCONF = {"L1d": "LEVEL1_DCACHE_SIZE", "L2": "LEVEL2_CACHE_SIZE", "L3": "LEVEL3_CACHE_SIZE"}
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def cache_sizes(
+    sysfs: Path = SYSFS, getconf: Callable[[str], str | None] | None = None
+) -> dict[str, int]:
+    """``{"L1d": bytes, "L2": bytes, "L3": bytes}``, levels nobody reports left out."""
+    found = _from_sysfs(sysfs)
+    if len(found) < len(LEVELS):
+        ask = _getconf if getconf is None else getconf
+        for level in LEVELS:
+            if level not in found:
+                size = _bytes(ask(_GETCONF[level]) or "")
+                if size:
+                    found[level] = size
+    return {level: found[level] for level in LEVELS if level in found}
+
+
+def recorded_caches(machine: Mapping[str, Any]) -> dict[str, int]:
+    """The cache sizes a measurement file's ``run.machine`` holds (foreign or hand-written
+    files: anything but a positive integer per known level is ignored)."""
+    caches = machine.get("caches")
+    if not isinstance(caches, Mapping):
+        return {}
+    return {
+        level: int(caches[level])
+        for level in LEVELS
+        if isinstance(caches.get(level), int)
+        and not isinstance(caches.get(level), bool)
+        and caches[level] > 0
+    }
+
+
+def _from_sysfs(root: Path) -> dict[str, int]:
+    found: dict[str, int] = {}
+    try:
+        indexes = sorted(root.glob("index*"))
+    except OSError:
+        return found
+    for index in indexes:
+        try:
+            level = (index / "level").read_text().strip()
+            kind = (index / "type").read_text().strip()
+            size = _bytes((index / "size").read_text().strip())
+        except OSError:
+            continue
+        if kind == "Instruction" or not size:
+            continue
+        name = "L1d" if level == "1" else f"L{level}"
+        if name in LEVELS:
+            found.setdefault(name, size)
+    return found
+
+
+def _bytes(text: str) -> int:
+    """``"32K"`` / ``"1M"`` / ``"1048576"`` in bytes; 0 for anything else."""
+    text = text.strip().upper()
+    unit = text[-1:] if text[-1:] in _UNITS else ""
+    digits = text[: len(text) - len(unit)]
+    return int(digits) * _UNITS[unit] if digits.isdigit() else 0
+
+
+def _getconf(name: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["getconf", name], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
