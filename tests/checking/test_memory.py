@@ -15,7 +15,7 @@ from guard.checking.memory import memory_excess
 from guard.formats import load
 from guard.measurements import Kernel, MeasurementSet, Point, RunInfo
 
-FINDINGS = Path(__file__).resolve().parents[1] / "benchmarks" / "realcode" / "findings"
+FINDINGS = Path(__file__).resolve().parents[2] / "benchmarks" / "realcode" / "findings"
 CACHES = {"L1d": 32 << 10, "L2": 1 << 20, "L3": 32 << 20}  # this machine's
 SIZES = 2.0 ** np.arange(8, 21)
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_cli import perfguard
+from support import perfguard
 
 from guard.collection.caches import SYSFS, cache_sizes, recorded_caches
 from guard.collection.environment import machine_info
