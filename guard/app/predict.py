@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UsageError
 from .inputs import check_format, load, load_optional_config
 from .run import Measure, measure_config
+from .settings import glob_rule
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -118,10 +119,10 @@ def _config_parameters(cfg: Config | None) -> tuple[str, ...]:
 
 
 def _analytical_rule(text: str) -> tuple[str, str]:
-    glob, sep, expr = text.partition("=")
-    if not sep or not glob.strip() or not expr.strip():
+    rule = glob_rule(text)
+    if rule is None:
         raise UsageError(f"--analytical {text!r}: expected GLOB=EXPR, e.g. 'sweep=n^3'")
-    return glob.strip(), expr.strip()
+    return rule
 
 
 def _analytical_lookup(

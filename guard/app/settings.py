@@ -18,7 +18,14 @@ if TYPE_CHECKING:
     from ..checking.check import CheckOptions, ExpectationRule
     from ..config import Config
 
-__all__ = ["CheckFlags", "check_options", "parse_size", "parse_target", "expect_rule"]
+__all__ = [
+    "CheckFlags",
+    "check_options",
+    "parse_size",
+    "parse_target",
+    "expect_rule",
+    "glob_rule",
+]
 
 
 @dataclass(frozen=True)
@@ -81,10 +88,19 @@ def expect_rule(text: str) -> ExpectationRule:
 
     if text.lstrip()[:1] in ("<", "=", "≤"):
         return ExpectationRule("*", text.strip(), "--expect")
+    rule = glob_rule(text)
+    if rule is None:
+        raise UsageError(f"--expect wants GLOB=EXPR such as 'sort*=<= n log n', got {text!r}")
+    return ExpectationRule(*rule, f"--expect {text!r}")
+
+
+def glob_rule(text: str) -> tuple[str, str] | None:
+    """``GLOB=EXPR`` (``--expect``, ``--analytical``) -> (glob, expression), stripped; None
+    when either side is empty or there is no ``=``."""
     glob, sep, expr = text.partition("=")
     if not sep or not glob.strip() or not expr.strip():
-        raise UsageError(f"--expect wants GLOB=EXPR such as 'sort*=<= n log n', got {text!r}")
-    return ExpectationRule(glob.strip(), expr.strip(), f"--expect {text!r}")
+        return None
+    return glob.strip(), expr.strip()
 
 
 def parse_target(text: str) -> tuple[str, float]:
