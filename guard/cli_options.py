@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from .defaults import FORMAT_NAMES, MODELER_NAMES
+from .defaults import CONFIDENCE, FORMAT_NAMES, MODELER_NAMES
 
 Opt = typer.Option
 Arg = typer.Argument
@@ -137,7 +137,11 @@ MaxSlowdown = Annotated[
 ]
 Confidence = Annotated[
     float | None,
-    Opt("--confidence", help="How sure a failure must be (default 0.99).", show_default=False),
+    Opt(
+        "--confidence",
+        help=f"How sure a failure must be (default {CONFIDENCE:g}).",
+        show_default=False,
+    ),
 ]
 VerdictsJson = Annotated[bool, Opt("--json", help="Print perfguard/verdicts@1 JSON.")]
 Markdown = Annotated[

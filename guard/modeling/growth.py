@@ -21,9 +21,11 @@ from typing import SupportsFloat
 
 import numpy as np
 
+from ..defaults import CONFIDENCE
+
 MARGIN = 1.0  # steeper than the fastest class by at least one power of x
 STEPS = 2  # the last steps that must all be that steep
-DECISIVE = 0.99  # a model reads exponential-like from here (the gate's default confidence)
+DECISIVE = CONFIDENCE  # a model reads exponential-like from here (the gate's default)
 
 
 @dataclass(frozen=True)

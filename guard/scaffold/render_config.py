@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from .. import defaults
 from ..collection.runner import MIN_POINTS
 from ..templating import fill
 from .project import FoundBenchmark, Parameter, ProjectKind
@@ -13,7 +14,7 @@ from .yaml_text import comment_block, commented, flow_list, one_line, quoted
 
 __all__ = ["CONFIG_PATH", "render_config"]
 
-CONFIG_PATH = PurePosixPath("perfguard.yml")
+CONFIG_PATH = PurePosixPath(defaults.CONFIG_PATH)
 
 _DEFAULT_BUDGET = 120  # seconds: a CI-sized run (the schema's default is 300)
 

@@ -87,7 +87,7 @@ def render_action_workflows(kind: str, action_ref: str | None = None) -> list[In
 
 
 MAX_SHARDS = 256  # GitHub Actions runs at most 256 jobs of one matrix
-MATRIX_PATH = PurePosixPath(".github/workflows/perfguard.yml")
+MATRIX_PATH = WORKFLOW_PATH  # the matrix workflow takes the single workflow's place
 PAGES_PATH = PurePosixPath(".github/workflows/perfguard-pages.yml")
 
 
