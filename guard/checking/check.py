@@ -35,7 +35,7 @@ from .batch import Comparison, HeldOut, bound_probabilities, compare_pairs, held
 from .classes import GrowthClass, Order
 from .evidence import CLASSES
 from .expectation import Expectation, ExpectationError, parse_class, parse_expectation
-from .memory import TIMED_METRICS, MemoryExcess, memory_excess
+from .memory import TIMED_METRICS, MemoryExcess, memory_excess, relative_excess
 from .ranking import rank_kernels
 from .verdicts import CheckReport, Reason, Verdict, VerdictName
 
@@ -551,6 +551,25 @@ class _Judge:
         medians = [float(np.median(v)) for v in le.line.values]
         return memory_excess(le.parameter, le.line.x, medians, order, unit, self.caches)
 
+    def _memory_pair(
+        self, key: tuple[str, str], pair: tuple[LineEvidence, LineEvidence]
+    ) -> MemoryExcess | None:
+        """How much a timed candidate's time relative to the baseline's rises over the sizes
+        both measured, against the measuring machine's cache levels (memory.py), or None."""
+        if key[1] not in TIMED_METRICS or not self.caches:
+            return None
+        now, before = (
+            {x: float(np.median(v)) for x, v in zip(le.line.x, le.line.values)} for le in pair
+        )
+        common = sorted(set(now) & set(before))
+        return relative_excess(
+            pair[0].parameter,
+            common,
+            [now[x] for x in common],
+            [before[x] for x in common],
+            self.caches,
+        )
+
     # ------------------------------------------------------------------ baseline
 
     def _regression(
@@ -578,7 +597,10 @@ class _Judge:
         elif p >= self.opts.confidence:
             held_out = results[i].held_out or HeldOut(1.0, math.nan)
             held, at = held_out.probability, held_out.size
-            if held >= settings.held_out:
+            memory = self._memory_pair(key, pairs[i])
+            if memory is not None and memory.excuses:
+                findings.undecide(Reason("regression", f"{message}; {memory.describe()}"))
+            elif held >= settings.held_out:
                 findings.add("regression", p, message)
             else:
                 size = numbers.at(pairs[i][0].parameter, at)

@@ -28,6 +28,13 @@ cache sizes were recorded (``run.machine.caches``):
   what the levels the range can span can explain -- an n^2 declared ``<= n`` over
   64..8192 rises ×25 per n, which no two levels explain.
 
+The same capacity judges a **class change against a baseline** (``relative_excess``):
+two runs of the same memory-bound kernel can read different classes when their bends
+fall at other sizes (``heap_push_pop``: n^(1/3) in one run, n^(2/3) in the next, while
+the second grew *less* over the range).  Where the shared range holds every recorded
+level, a regression whose candidate/baseline ratio rises no more than the levels can
+explain is inconclusive on ``time``; n -> n^2 over ×1024 rises ×1024 and still fails.
+
 A gap of n^1 or more over a range of ratio r rises about ×r, and every level needs a
 range of at least the ratio between two cache sizes (×32 here), so such a gap outgrows the
 ×2-a-level allowance beyond a few doublings; a log factor or n^0.25 does not, and on
@@ -48,7 +55,7 @@ import numpy as np
 from .. import numbers
 from .classes import Order
 
-__all__ = ["MEMORY_STEP", "TIMED_METRICS", "MemoryExcess", "memory_excess"]
+__all__ = ["MEMORY_STEP", "TIMED_METRICS", "MemoryExcess", "memory_excess", "relative_excess"]
 
 MEMORY_STEP = 2.0  # the rise one cache level can explain
 TIMED_METRICS = ("time", "cpu")
@@ -60,7 +67,7 @@ class MemoryExcess:
     and where the rise was steepest."""
 
     parameter: str
-    unit: str  # the bound's class: "n log n"
+    subject: str  # what rises: "the time per n log n"
     low: float  # the range's smallest and largest size
     high: float
     rise: float
@@ -91,10 +98,16 @@ class MemoryExcess:
         span = f"{numbers.at(p, self.low)}..{numbers.size(self.high)}"
         count = f"{len(self.levels)} cache level{'s' if len(self.levels) > 1 else ''}"
         last = self.levels[-1][0]
+        if self.rise > 1.0:
+            rises = (
+                f"rises only {numbers.factor(self.rise)} over {span}, steepest "
+                f"{numbers.factor(self.steep)} between {numbers.at(p, self.steep_below)} and "
+                f"{numbers.at(p, self.steep_above)}"
+            )
+        else:
+            rises = f"does not rise over {span}"
         return (
-            f"but the time per {self.unit} rises only {numbers.factor(self.rise)} over "
-            f"{span}, steepest {numbers.factor(self.steep)} between "
-            f"{numbers.at(p, self.steep_below)} and {numbers.at(p, self.steep_above)}: "
+            f"but {self.subject} {rises}: "
             f"these sizes can span {count} of the measuring machine ({levels}), which can "
             f"explain up to ×{self.explainable:g} (×{MEMORY_STEP:g} a level) without a change "
             "of class; measure "
@@ -114,27 +127,54 @@ def memory_excess(
     """The excess over ``bound`` (x^alpha log2(x)^beta) measured against the levels the
     range can span (``explained``, ``whole``), or None: no cache sizes recorded, or the
     time per unit does not rise at all."""
-    xs = np.asarray(x, dtype=float)
-    ys = np.asarray(medians, dtype=float)
-    keep = np.isfinite(ys) & (ys > 0) & (xs > 0)
-    xs, ys = xs[keep], ys[keep]
+    xs, ys = _sorted_positive(x, medians)
     if not caches or len(xs) < 2:
         return None
-    order = np.argsort(xs)
-    xs, ys = xs[order], ys[order]
     alpha, beta = (float(v) for v in bound)
     per_unit = ys / (xs**alpha * np.log2(np.maximum(xs, 2.0)) ** beta)
+    excess = _excess(parameter, f"the time per {unit}", xs, per_unit, caches)
+    return excess if excess.rise > 1.0 else None
+
+
+def relative_excess(
+    parameter: str,
+    x: Sequence[float],
+    now: Sequence[float],
+    before: Sequence[float],
+    caches: Mapping[str, int],
+) -> MemoryExcess | None:
+    """How much the candidate's time relative to the baseline's (``now / before`` at the
+    sizes both measured) rises over the range, against the levels the range can span, or
+    None: no cache sizes recorded, fewer than two shared sizes.  A rise of 1 or less (the
+    candidate grew no faster) is returned too: the memory hierarchy explains that."""
+    ratio = np.asarray(now, dtype=float) / np.asarray(before, dtype=float)
+    xs, ys = _sorted_positive(x, ratio)
+    if not caches or len(xs) < 2:
+        return None
+    return _excess(parameter, "the candidate's time relative to the baseline's", xs, ys, caches)
+
+
+def _sorted_positive(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    xs = np.asarray(x, dtype=float)
+    ys = np.asarray(y, dtype=float)
+    keep = np.isfinite(ys) & (ys > 0) & (xs > 0)
+    order = np.argsort(xs[keep])
+    return xs[keep][order], ys[keep][order]
+
+
+def _excess(
+    parameter: str, subject: str, xs: np.ndarray, per_unit: np.ndarray, caches: Mapping[str, int]
+) -> MemoryExcess:
+    """The rise of ``per_unit`` over sorted sizes ``xs`` (at least two) and the levels."""
     below = np.minimum.accumulate(per_unit)[:-1]  # lowest at or below each size
     above = np.minimum.accumulate(per_unit[::-1])[::-1][1:]  # lowest at or above the next
     rise = float(np.max(above / below))
-    if not rise > 1.0:
-        return None
     steps = per_unit[1:] / per_unit[:-1]
     i = int(np.argmax(steps))
     levels = _spanned(caches, float(xs[-1] / xs[0]))
     return MemoryExcess(
         parameter,
-        unit,
+        subject,
         float(xs[0]),
         float(xs[-1]),
         rise,

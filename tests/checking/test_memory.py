@@ -131,3 +131,54 @@ def test_a_narrow_range_keeps_a_log_factor_decidable():
     sizes = 1024.0 * 2.0 ** np.arange(6)
     v = verdict(measured(1e-8 * sizes * np.log2(sizes), 3, sizes=sizes), "<= n")
     assert v.verdict == "fail"
+
+
+# ---------------------------------------------------------------- against a baseline
+
+WIDE = 2.0 ** np.arange(4, 21)  # 16..2^20: holds L1d..L3 (x1024) with room
+
+
+def climb(low: float, high: float, up: float, sizes=WIDE) -> np.ndarray:
+    """log n whose time per call rises ×``up`` as the working set moves from 2^low to
+    2^high: where a heap's bends fall differs between two runs of the same code."""
+    lx = np.log2(sizes)
+    return 1e-7 * lx * up ** (np.clip(lx - low, 0, high - low) / (high - low))
+
+
+def regression(now: np.ndarray, before: np.ndarray, seed: int, caches=CACHES, sizes=WIDE):
+    base = measured(before, seed, caches=caches, sizes=sizes)
+    cand = measured(now, seed + 10, caches=caches, sizes=sizes)
+    (v,) = check(cand, base, CheckOptions()).verdicts
+    return v
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bends_at_other_sizes_are_no_regression_where_the_caches_explain_them(seed):
+    # The same x3 climb, gradual in the baseline, steep in the candidate: the fitted
+    # classes differ (a fail without cache sizes), the candidate/baseline ratio does not
+    # rise beyond what three levels explain.
+    now, before = climb(12, 15, 3), climb(6, 20, 3)
+    assert regression(now, before, seed, caches=None).verdict == "fail"
+    v = regression(now, before, seed)
+    assert v.verdict == "inconclusive" and not v.regression
+    message = " ".join(r.message for r in v.reasons)
+    assert "the candidate's time relative to the baseline's" in message
+    assert "can span 3 cache levels" in message and "metric: instructions" in message
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_class_change_past_the_caches_still_fails(seed):
+    # log n -> sqrt(n) over the same climb: the ratio rises x256, far past x8.
+    before = climb(6, 20, 3)
+    now = before * np.sqrt(WIDE) / np.log2(WIDE)
+    v = regression(now, before, seed)
+    assert v.verdict == "fail" and v.regression
+
+
+def test_a_narrow_range_judges_the_classes_as_without_caches():
+    # six doublings cannot hold every level: the rule stays out of crossover cases
+    sizes = 1000.0 * 2.0 ** np.arange(6)
+    before, now = 3e-4 + 3e-8 * sizes, 2.5e-4 + 1.4e-12 * sizes**2
+    with_caches = regression(now, before, 0, sizes=sizes)
+    assert with_caches.verdict == regression(now, before, 0, caches=None, sizes=sizes).verdict
+    assert with_caches.verdict == "fail"
