@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/realcode/rounds.py run [--rounds 3] [--metric time]
                                                        [--budget 240] [--bug-budget 15]
                                                        [--size-limit S] [--min-repetitions N]
+                                                       [--timeout S] [--jobs 1]
     .venv/bin/python benchmarks/realcode/rounds.py recheck [--metric time] [--folder DIR]
 
 One round:
@@ -28,8 +29,10 @@ read by accident. ``--metric`` writes the two configs with every benchmark's ``m
 set to it (``time`` today; ``instructions`` once the collection has it) into the round's
 folder; the modules are found through ``PYTHONPATH``. Results: ``work/rounds/<metric>/``
 (``round-N/*.json``, each check's verdicts@1 in ``round-N/checks/``, ``summary.json``);
-the tables are printed as markdown.  ``recheck`` judges the recorded measurement files
-again with the perfguard of today (``summary-recheck.json``).
+the tables are printed as markdown. ``--jobs 2`` runs two ``perfguard run`` processes at
+a time: only for ``instructions``, whose counts do not depend on what else runs (never for
+``time``, where the second process would be the noise).  ``recheck`` judges the recorded
+measurement files again with the perfguard of today (``summary-recheck.json``).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -266,16 +270,18 @@ def one_round(index: int, args, folder: Path) -> Round:
     start = time.monotonic()
     run = {"size_limit": args.size_limit} if args.size_limit else {}
     run |= {"min_repetitions": args.min_repetitions} if args.min_repetitions else {}
+    run |= {"timeout": args.timeout} if args.timeout else {}
     lib_cfg = derived_config(LIB_CONFIG, args.metric, folder / "lib.yml", run)
     bug_cfg = derived_config(BUG_CONFIG, args.metric, folder / "bugs.yml", run)
     lib_env = _env(HERE, site("corpus"))
     budget = ["--budget", str(args.budget)] if args.budget else []
 
+    jobs = []  # (arguments, environment, what)
     lib = {}
     for tag, seed in (("A", 100 * index + 1), ("B", 100 * index + 2)):
         out = folder / f"lib-{tag}.json"
         run_args = ["run", "-c", str(lib_cfg), "-o", str(out), "--seed", str(seed), *budget]
-        perfguard(run_args, lib_env, folder, rnd.steps, f"run library {tag}")
+        jobs.append((run_args, lib_env, f"run library {tag}"))
         lib[tag] = out
     runs = {}
     for bug in BUGS:
@@ -284,8 +290,10 @@ def one_round(index: int, args, folder: Path) -> Round:
             env = _env(HERE / "bugs", release_site(bug, version), bug.requirement(version))
             run_args = ["run", "-c", str(bug_cfg), "-k", bug.name, "-o", str(out)]
             run_args += ["--seed", str(100 * index + 3), "--budget", str(args.bug_budget)]
-            perfguard(run_args, env, folder, rnd.steps, f"run {bug.name} {version}")
+            jobs.append((run_args, env, f"run {bug.name} {version}"))
             runs[bug.name, version] = out
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        list(pool.map(lambda job: perfguard(job[0], job[1], folder, rnd.steps, job[2]), jobs))
 
     judge_round(rnd, folder, lib, runs, lib_cfg, bug_cfg)
     rnd.seconds = round(time.monotonic() - start, 1)
@@ -364,7 +372,10 @@ def misses(outcomes: list[Outcome]) -> list[str]:
 
 
 def run_rounds(args) -> int:
-    out = WORK / "rounds" / args.metric
+    if args.jobs > 1 and args.metric == "time":
+        print("--jobs > 1 would time one run against another; use it for instructions")
+        return 2
+    out = WORK / "rounds" / (args.out or args.metric)
     summary = []
     for index in range(1, args.rounds + 1):
         summary.append(one_round(index, args, out / f"round-{index}"))
@@ -433,6 +444,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--bug-budget", type=float, default=15)
     run.add_argument("--size-limit", type=float, help="run.size_limit of both configs")
     run.add_argument("--min-repetitions", type=int, help="run.min_repetitions of both")
+    run.add_argument("--timeout", type=float, help="run.timeout of both (one execution, s)")
+    run.add_argument("--jobs", type=int, default=1, help="perfguard runs at a time")
+    run.add_argument("--out", help="results folder name under work/rounds (default: metric)")
     again = sub.add_parser("recheck", help="judge recorded rounds again (no measuring)")
     again.add_argument("--metric", default="time", help="the rounds under work/rounds/METRIC")
     again.add_argument("--folder", help="a folder of round-N folders instead")
