@@ -24,7 +24,9 @@ only in that choice:
 * ``coarse classes``: only 1, log, log^2, sqrt, n, n log n, n^1.5, n^2, n^2 log n, n^2.5, n^3.
 
 Then the coverage of the 90% prediction intervals ``perfguard model --predict`` states
-(``analyze(..., predict_at=...)``) on the same lines: the share of left-out values inside.
+(``analyze(..., predict_at=...)``) on the same lines: the share of left-out values inside
+(measured MPI values; the synthetic functions' true values), and on the same functions
+measured with five repetitions a point.
 """
 
 from __future__ import annotations
@@ -147,13 +149,37 @@ def coverage(data: dict, fit: int, truth: dict | None, level: float = 0.9) -> fl
         Kernel(name, "time", tuple(Point((float(x),), (float(v),)) for x, v in zip(X, ys[:fit])))
         for name, (_, ys) in data.items()
     )
+    expected = truth or {name: ys for name, (_, ys) in data.items()}
+    return interval_coverage(kernels, fit, expected, level)
+
+
+def repeated(functions: int, level: float, seed: int) -> tuple[tuple[Kernel, ...], dict]:
+    """The synthetic functions of ``synthetic_series`` with five repetitions a point."""
+    from protocol004 import multi_parameter_functions, noisy_values
+
+    fns = multi_parameter_functions(1, functions, np.random.default_rng([seed, 18, 3]))
+    rng = np.random.default_rng([seed, 18, 5, int(level * 10)])
+    kernels, truth = [], {}
+    for i, fn in enumerate(fns):
+        values = noisy_values(fn, X[:, None], level, rng)
+        points = tuple(Point((float(x),), tuple(map(float, v))) for x, v in zip(X, values))
+        kernels.append(Kernel(f"f{i:04d}", "time", points))
+        truth[f"f{i:04d}"] = fn(X[:, None])
+    return tuple(kernels), truth
+
+
+def interval_coverage(
+    kernels: tuple[Kernel, ...], fit: int, expected: dict, level: float = 0.9
+) -> float:
+    """Share of the ``expected`` values (at X) inside the intervals stated at the sizes left
+    out when each kernel keeps its first ``fit`` sizes."""
+    kernels = tuple(Kernel(k.name, k.metric, k.points[:fit]) for k in kernels)
     inside = []
     for j, at in enumerate(X[fit:]):
         for a in analyze(MeasurementSet(("p",), kernels), predict_at=float(at), level=level):
             assert a.model is not None
             p = a.model.extra("prediction").prediction
-            value = (data[a.kernel.name][1] if truth is None else truth[a.kernel.name])[fit + j]
-            inside.append(p.low <= value <= p.high)
+            inside.append(p.low <= expected[a.kernel.name][fit + j] <= p.high)
     return float(np.mean(inside))
 
 
@@ -182,6 +208,15 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|" + "---:|" * len(sets))
     for fit in (3, 4):
         cells = [f"{100 * coverage(data, fit, truth):.1f}%" for _, data, truth in sets]
+        print(f"| first {fit} | {' | '.join(cells)} |", flush=True)
+    print("\n... with five repetitions a point (the same functions; no MPI repetitions)\n")
+    print(f"| fitted on | {' | '.join(f'{n:g}%' for n in levels)} |")
+    print("|---|" + "---:|" * len(levels))
+    for fit in (3, 4):
+        cells = []
+        for n in levels:
+            kernels, truth = repeated(args.functions, n, args.seed)
+            cells.append(f"{100 * interval_coverage(kernels, fit, truth):.1f}%")
         print(f"| first {fit} | {' | '.join(cells)} |", flush=True)
     return 0
 
