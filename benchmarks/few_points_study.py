@@ -21,7 +21,10 @@ only in that choice:
   best fit's, the slowest-growing class (s: a per-point noise floor for unrepeated values);
 * ``least growing within T``: of the classes within T of the likeliest in log weight, the
   slowest-growing;
-* ``coarse classes``: only 1, log, log^2, sqrt, n, n log n, n^1.5, n^2, n^2 log n, n^2.5, n^3.
+* ``coarse classes``: only 1, log, log^2, sqrt, n, n log n, n^1.5, n^2, n^2 log n, n^2.5, n^3;
+* ``posterior mean of the values`` (arithmetic, geometric): no hypothesis at all, the
+  hypotheses' values at each left-out size averaged by their weights -- not a PMNF model a
+  person could read, so only a bound on what averaging over classes could give.
 
 Then the coverage of the 90% prediction intervals ``perfguard model --predict`` states
 (``analyze(..., predict_at=...)``) on the same lines: the share of left-out values inside
@@ -32,6 +35,7 @@ measured with five repetitions a point.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable
 from fractions import Fraction as F
@@ -143,6 +147,22 @@ def rule_errors(rule: Rule, data: dict, fit: int, truth: dict | None) -> np.ndar
     return errors(data, fit, dict(zip(data, predicted)), truth)
 
 
+def averaged_errors(geometric: bool, data: dict, fit: int, truth: dict | None) -> np.ndarray:
+    """Relative error (%) of the weight-averaged hypotheses' values (S, 5 - fit)."""
+    y = np.array([ys[:fit] for _, ys in data.values()])
+    ev = class_evidence(X[:fit], y, np.full(len(y), np.nan), np.ones(len(y)))
+    weight = np.exp(ev.log_weight - ev.log_weight.max(axis=1, keepdims=True))
+    columns = []
+    for at in X[fit:]:
+        values = hypothesis_values(ev, float(at))
+        w = np.where(np.isfinite(weight) & (values > 0), weight, 0.0)
+        w /= w.sum(axis=1, keepdims=True)
+        positive = np.where(values > 0, values, 1.0)
+        mean = np.exp((w * np.log(positive)).sum(1)) if geometric else (w * positive).sum(1)
+        columns.append(mean)
+    return errors(data, fit, dict(zip(data, np.array(columns).T)), truth)
+
+
 def coverage(data: dict, fit: int, truth: dict | None, level: float = 0.9) -> float:
     """Share of left-out values inside the stated ``level`` prediction intervals."""
     kernels = tuple(
@@ -196,11 +216,18 @@ def main(argv: list[str] | None = None) -> int:
     head = " | ".join(f"{name} {fit}" for fit in (3, 4) for name, _, _ in sets)
     print("mean relative error % (share within 10%), fitted on the first 3 / first 4 sizes\n")
     print(f"| rule | {head} |\n|---|" + "---:|" * (2 * len(sets)))
-    for label, rule in RULES.items():
+    scores: dict[str, Callable[[dict, int, dict | None], np.ndarray]] = {
+        label: functools.partial(rule_errors, rule) for label, rule in RULES.items()
+    }
+    for label, geometric in (("arithmetic", False), ("geometric", True)):
+        scores[f"posterior mean of the values, {label}"] = functools.partial(
+            averaged_errors, geometric
+        )
+    for label, score in scores.items():
         cells = []
         for fit in (3, 4):
             for _, data, truth in sets:
-                e = rule_errors(rule, data, fit, truth)
+                e = score(data, fit, truth)
                 cells.append(f"{np.nanmean(e):.1f} ({100 * np.mean(e <= 10):.0f}%)")
         print(f"| {label} | {' | '.join(cells)} |", flush=True)
     print("\ncoverage of the stated 90% prediction intervals at the left-out sizes\n")
