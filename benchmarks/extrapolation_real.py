@@ -21,6 +21,16 @@ corner, which was measured.  Extra-P's multi-parameter modeler gets the same nin
 
 Nothing is read from the repository itself: pass the path of a checkout of Extra-P's
 ``tests/data``.
+
+``--synthetic`` instead runs the same first-3 task on seed 004's function family: FUNCTIONS
+functions ``c0 + c1 * x^alpha * log2(x)^beta`` with (alpha, beta) cycling through the 43
+classes of E (shuffled), c0 and c1 U[0.001, 1000], one value per point at x = 32, 64, 128
+(times 1 + U[-n/200, n/200] for n% noise), predicted at 256 and 512 and scored against the
+noise-free function there (``--fit 4``: fitted on 32..256, predicted at 512); the same
+functions at every noise level::
+
+    .venv/bin/python benchmarks/extrapolation_real.py --synthetic [--functions 600] \
+        [--noise 2,5,10] [--seed 1] [--fit 3] [--modelers default,refining,adaptive]
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from guard.measurements import Kernel, MeasurementSet, Point  # noqa: E402
 from guard.modeling import analyze  # noqa: E402
@@ -59,6 +70,23 @@ def series(data: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
+def synthetic_series(
+    functions: int, level: float, seed: int
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[str, np.ndarray]]:
+    """Seed 004's one-parameter functions at x = 32..512: noisy series and true values."""
+    from protocol004 import multi_parameter_functions
+
+    fns = multi_parameter_functions(1, functions, np.random.default_rng([seed, 18, 3]))
+    rng = np.random.default_rng([seed, 18, 3, int(level * 10)])
+    x = np.array([32.0, 64.0, 128.0, 256.0, 512.0])
+    data, truth = {}, {}
+    for i, fn in enumerate(fns):
+        name = f"f{i:04d}"
+        truth[name] = fn(x[:, None])
+        data[name] = (x, truth[name] * (1 + rng.uniform(-level / 200, level / 200, len(x))))
+    return data, truth
+
+
 def perfguard_predictions(data: dict, fit: int) -> dict[str, np.ndarray]:
     """perfguard's default model of each series' first ``fit`` points, at the others."""
     kernels = [
@@ -73,7 +101,7 @@ def perfguard_predictions(data: dict, fit: int) -> dict[str, np.ndarray]:
 
 
 def extrap_predictions(
-    data: dict, fit: int, modeler: str, python: str, work: Path
+    data: dict, fit: int, modeler: str, python: str, work: Path, tag: str = "mpi"
 ) -> dict[str, np.ndarray]:
     """Extra-P's model (one modeler) of each series' first ``fit`` points, at the others."""
     xs = next(iter(data.values()))[0]
@@ -81,11 +109,11 @@ def extrap_predictions(
     for name, (_, ys) in data.items():
         text.append(f"REGION {name}")
         text.extend(f"DATA {float(y)!r}" for y in ys[:fit])
-    source = work / f"mpi-{fit}.txt"
+    source = work / f"{tag}-{fit}.txt"
     source.write_text("\n".join(text) + "\n")
     out: dict[str, np.ndarray] = {}
     for x in xs[fit:]:
-        result = work / f"mpi-{fit}-{modeler}-{int(x)}.json"
+        result = work / f"{tag}-{fit}-{modeler}-{int(x)}.json"
         command = [python, str(HERE / "extrap_runner.py"), str(source), "--modeler", modeler]
         command += ["--eval-x", str(x), "--out", str(result), "--disable-progress", "--seed", "0"]
         subprocess.run(command, check=True, capture_output=True, text=True)
@@ -161,20 +189,59 @@ def extrap_cross(path: Path, modeler: str, python: str, work: Path) -> dict[str,
     return out
 
 
-def errors(data: dict, fit: int, predicted: dict[str, np.ndarray]) -> np.ndarray:
-    """Relative error (%) at every left-out point of every series (S, P - fit)."""
+def errors(
+    data: dict, fit: int, predicted: dict[str, np.ndarray], truth: dict | None = None
+) -> np.ndarray:
+    """Relative error (%) at every left-out point of every series (S, P - fit), against the
+    measured values or, given ``truth``, the true ones."""
     rows = []
     for name, (_, ys) in data.items():
-        rows.append(100 * np.abs(predicted[name] - ys[fit:]) / ys[fit:])
+        want = (ys if truth is None else truth[name])[fit:]
+        rows.append(100 * np.abs(predicted[name] - want) / want)
     return np.array(rows)
+
+
+def synthetic(args: argparse.Namespace, work: Path) -> None:
+    """The first-3 (or first-4) task on seed 004's functions, every tool on the same values."""
+    fit = args.fit
+    sizes = ", ".join(str(32 * 2**i) for i in range(fit))
+    print(f"{args.functions} functions of seed 004's family, fitted on x = {sizes}")
+    print("\n| noise | tool | mean error % | median error % | worst % | within 10% | modelled |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for level in (float(n) for n in args.noise.split(",")):
+        data, truth = synthetic_series(args.functions, level, args.seed)
+        tools = {"perfguard default": perfguard_predictions(data, fit)}
+        for modeler in filter(None, args.modelers.split(",")):
+            tools[f"Extra-P {modeler}"] = extrap_predictions(
+                data, fit, modeler, args.extrap_python, work, f"synthetic-{level:g}"
+            )
+        for tool, predicted in tools.items():
+            e = errors(data, fit, predicted, truth)
+            modelled = int(np.isfinite(e).all(axis=1).sum())
+            print(
+                f"| {level:g}% | {tool} | {np.nanmean(e):.1f} | {np.nanmedian(e):.1f} | "
+                f"{np.nanmax(e):.1f} | {100 * np.mean(e <= 10):.0f}% | {modelled} |",
+                flush=True,
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data", type=Path, help="Extra-P's tests/data folder")
+    ap.add_argument("data", type=Path, nargs="?", help="Extra-P's tests/data folder")
     ap.add_argument("--extrap-python", default=DEFAULT_EXTRAP)
-    ap.add_argument("--modelers", default="default,refining,adaptive")
+    ap.add_argument("--modelers", default="default,refining,adaptive", help="'' for none")
+    ap.add_argument("--synthetic", action="store_true", help="seed 004's functions instead")
+    ap.add_argument("--functions", type=int, default=600)
+    ap.add_argument("--noise", default="2,5,10", help="percent, comma-separated")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--fit", type=int, choices=(3, 4), default=3, help="with --synthetic")
     args = ap.parse_args(argv)
+    if args.synthetic:
+        with tempfile.TemporaryDirectory() as tmp:
+            synthetic(args, Path(tmp))
+        return 0
+    if args.data is None:
+        ap.error("the data folder is needed without --synthetic")
     data = series(args.data)
     ranks = next(iter(data.values()))[0]
     print(f"{len(data)} series, ranks {', '.join(str(int(x)) for x in ranks)}")
@@ -186,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         for fit in (4, 3):
             xs = next(iter(data.values()))[0]
             tools = {"perfguard default": perfguard_predictions(data, fit)}
-            for modeler in args.modelers.split(","):
+            for modeler in filter(None, args.modelers.split(",")):
                 tools[f"Extra-P {modeler}"] = extrap_predictions(
                     data, fit, modeler, args.extrap_python, Path(tmp)
                 )
@@ -200,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
         path, truth = cross_file(args.data, Path(tmp))
         tools = {"perfguard default": perfguard_cross(path)}
-        for modeler in args.modelers.split(","):
+        for modeler in filter(None, args.modelers.split(",")):
             tools[f"Extra-P {modeler}"] = extrap_cross(path, modeler, args.extrap_python, Path(tmp))
         cross_errors(path, truth, tools)
     return 0
