@@ -275,3 +275,12 @@ def test_an_unknown_option_is_a_usage_error_not_a_crash(verb: str) -> None:
     assert result.returncode == 2
     assert "No such option: --no-such-option" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_bare_predict_size_on_several_parameters_is_a_usage_error(tmp_path: Path) -> None:
+    # it printed the models and silently no prediction
+    grid = _two_parameter_file(tmp_path / "grid.txt", 6)
+    out = perfguard("model", grid, "--predict", "1024")
+    assert out.returncode == 2
+    assert "--predict takes one size" in out.stderr and "(p, n)" in out.stderr
+    assert "Traceback" not in out.stderr
