@@ -11,9 +11,9 @@ cache sizes were recorded (``run.machine.caches``):
 
 * the **rise** is how much the time per unit of the bound's own class (per n log n for
   ``<= n log n``) grows from the smaller to the larger sizes: the largest ratio of the
-  lowest per-unit cost at or above a size to the lowest below it, so a single slow
-  point does not count, and a rise must hold up to the top size as both a cache
-  transition and a class gap do;
+  lowest per-unit cost at or above a size to the lowest below it, after a running median
+  of three sizes, so a single slow or fast point does not count, and a rise must hold up
+  to the top size as both a cache transition and a class gap do;
 * the **levels** the range can span: the working set is taken to grow in proportion to n
   (its size per element is unknown), so sizes ``n0..n1`` can span the recorded cache
   sizes that fit in one window of ratio ``n1/n0``.  The rule needs all of them (here
@@ -166,6 +166,7 @@ def _excess(
     parameter: str, subject: str, xs: np.ndarray, per_unit: np.ndarray, caches: Mapping[str, int]
 ) -> MemoryExcess:
     """The rise of ``per_unit`` over sorted sizes ``xs`` (at least two) and the levels."""
+    per_unit = _median_of_three(per_unit)
     below = np.minimum.accumulate(per_unit)[:-1]  # lowest at or below each size
     above = np.minimum.accumulate(per_unit[::-1])[::-1][1:]  # lowest at or above the next
     rise = float(np.max(above / below))
@@ -184,6 +185,21 @@ def _excess(
         float(steps[i]),
         whole=len(levels) == len(caches),
     )
+
+
+def _median_of_three(values: np.ndarray) -> np.ndarray:
+    """Running median of three in log space, Tukey's rule at the ends: one size that ran
+    unusually fast or slow (a shared machine's moment) moves no rise; a step stays where
+    it is.  The rise reads the lowest cost on each side, so a single fast small size would
+    otherwise count in full (``sorted()`` of floats, a round at load 4: ×0.49 at n=512
+    between ×1.00 and ×0.92 read as a rise of ×8.2 instead of ×4.4)."""
+    if len(values) < 3:
+        return values
+    z = np.log(values)
+    mid = np.median(np.stack([z[:-2], z[1:-1], z[2:]]), axis=0)
+    first = np.median([z[0], mid[0], 3 * mid[0] - 2 * mid[1]]) if len(mid) > 1 else mid[0]
+    last = np.median([z[-1], mid[-1], 3 * mid[-1] - 2 * mid[-2]]) if len(mid) > 1 else mid[-1]
+    return np.exp(np.concatenate([[first], mid, [last]]))
 
 
 def _spanned(caches: Mapping[str, int], ratio: float) -> tuple[tuple[str, int], ...]:

@@ -111,6 +111,19 @@ def test_rise_ignores_one_slow_point_and_needs_a_range_that_holds_every_level():
     assert memory_excess("n", x[narrow], stepped[narrow], (0, 0), "call", two).excuses
 
 
+def test_one_fast_small_size_does_not_inflate_the_rise():
+    # sorted() of floats in a loaded round: per n log n 1.00, 0.49 (n=512, one fast size),
+    # 0.92, 0.97, then the climb to x4 through the caches; the rise is the climb, x4.4
+    x = 2.0 ** np.arange(8, 21)
+    per = np.array([1.0, 0.49, 0.92, 0.97, 2.77, 2.85, 3.23, 2.85, 3.9, 4.17, 4.13, 4.79, 4.07])
+    e = memory_excess("n", x, per * x * np.log2(x), (1, 1), "n log n", CACHES)
+    assert e is not None and e.rise == pytest.approx(4.07 / 0.92, rel=0.1)
+    assert e.excuses
+    slow = per.copy()
+    slow[1] = 2.0  # ... nor one slow one
+    assert memory_excess("n", x, slow * x * np.log2(x), (1, 1), "n log n", CACHES).excuses
+
+
 def test_a_bend_cannot_excuse_more_rise_than_the_levels_explain():
     # urllib3 1.25.7 (CVE-2020-7212, n^2) declared <= n, measured in this branch's rounds:
     # 64..8192 (x128, two levels at most) with a bend the segment detector finds between
