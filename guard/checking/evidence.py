@@ -30,7 +30,6 @@ from ..modeling.evidence import (
     Evidence,
     EvidenceSettings,
     class_evidence,
-    shown_classes,
 )
 
 _SHARE_ERROR = 1.2  # sd of a log share per unit of 1 / (growth in per-point errors)
@@ -64,17 +63,21 @@ class ClassPosterior(Protocol):
     def class_shares(self) -> tuple[np.ndarray, np.ndarray]: ...
     @property
     def settings(self) -> EvidenceSettings: ...
+    @property
+    def shown_class(self) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
 class ClassView:
-    """The class-level posterior of lines from any batches, stacked (K, C) each."""
+    """The class-level posterior of lines from any batches, stacked (K, C) each, and the
+    class each line's analysis shows (K,)."""
 
     class_log_weight: np.ndarray
     class_probabilities: np.ndarray
     class_prior: np.ndarray
     class_shares: tuple[np.ndarray, np.ndarray]
     settings: EvidenceSettings
+    shown_class: np.ndarray
 
     @property
     def kernels(self) -> int:
@@ -97,6 +100,7 @@ class ClassView:
             gather("class_prior"),
             (shares.reshape(len(lines), -1), growth.reshape(len(lines), -1)),
             settings,
+            np.array([le.group.shown_class[le.row] for le in lines], dtype=int),
         )
 
 
@@ -207,6 +211,7 @@ def _slice(view: ClassPosterior, start: int) -> ClassView:
         view.class_prior[rows],
         (share[rows], growth[rows]),
         view.settings,
+        view.shown_class[rows],
     )
 
 
@@ -225,6 +230,6 @@ def _compare(base: ClassView, cand: ClassView, s: EvidenceSettings) -> RunCompar
     return RunComparison(
         regression=regression,
         improvement=improvement,
-        base_class=shown_classes(lb, s.tie),
-        cand_class=shown_classes(lc, s.tie),
+        base_class=base.shown_class,
+        cand_class=cand.shown_class,
     )
