@@ -52,6 +52,8 @@ __all__ = [
     "Evidence",
     "EvidenceSettings",
     "HypothesisSpace",
+    "FEW_POINTS",
+    "FEW_POINTS_QUANTILE",
     "Order",
     "class_evidence",
     "drift_excess",
@@ -161,9 +163,9 @@ _P_LO = np.array([SPACE.singles.index(lo) for lo, _ in SPACE.pairs])
 _P_HI = np.array([SPACE.singles.index(hi) for _, hi in SPACE.pairs])
 # the hypothesis that is each class: the constant, then the single term of that order
 _TOP_ALPHA = np.array([float(CLASSES[c][0]) for c in _LEAD])  # (H,) each hypothesis's class
-_FEW_POINTS = 5  # lines shorter than this get the classes up to _FEW_POINTS_MAX_ALPHA only
+FEW_POINTS = 5  # lines shorter than this get the classes up to _FEW_POINTS_MAX_ALPHA only
 _FEW_POINTS_MAX_ALPHA = 3.0
-_FEW_POINTS_QUANTILE = 0.3  # their shown class: the posterior's 30% quantile in growth order
+FEW_POINTS_QUANTILE = 0.3  # their shown class: the posterior's 30% quantile in growth order
 _CLASS_BASE = np.array([0] + [1 + SPACE.singles.index(c) for c in CLASSES[1:]])
 _CLASS_COST = np.array([0.0] + [term_cost(a, b) for a, b in CLASSES[1:]])
 
@@ -231,14 +233,14 @@ class Evidence:
 
         Three or four sizes spread the posterior over neighbouring classes that their
         near-exact fits cannot tell apart; there the class shown is the slowest-growing
-        one that keeps ``_FEW_POINTS_QUANTILE`` of the posterior at or below it (CLASSES
+        one that keeps ``FEW_POINTS_QUANTILE`` of the posterior at or below it (CLASSES
         ascend in growth): on seed 004's functions and Extra-P's MPI series, fitted on 3-4
         sizes and predicted beyond them, it is closer than the likeliest class in every
         cell measured (``benchmarks/few_points_study.py``).
         """
-        if len(self.x) < _FEW_POINTS:
+        if len(self.x) < FEW_POINTS:
             cumulative = np.cumsum(self.class_probabilities, axis=1)
-            return np.argmax(cumulative >= _FEW_POINTS_QUANTILE - 1e-12, axis=1)
+            return np.argmax(cumulative >= FEW_POINTS_QUANTILE - 1e-12, axis=1)
         return shown_classes(self.class_log_weight, self.settings.tie)
 
     @functools.cached_property
@@ -476,7 +478,7 @@ def _coefficients(
 
 def _admitted(log_weight: np.ndarray, visible: np.ndarray, p: int) -> np.ndarray:
     """The log weights with what the sizes cannot support ruled out (-inf), in place."""
-    if p < _FEW_POINTS:
+    if p < FEW_POINTS:
         # Three or four sizes cannot tell n^4 from a step at the top size; n^3 is where
         # Extra-P's own search ends, and where a short line's classes end here.
         log_weight[:, _TOP_ALPHA > _FEW_POINTS_MAX_ALPHA] = -np.inf

@@ -11,6 +11,7 @@ from .. import numbers
 from ..defaults import PREDICTION_LEVEL
 from ..modeling import ModelingResult
 from ..modeling.details import ClassConfidence, DriftDetail, NoiseDetail, PredictionDetail
+from ..modeling.evidence import FEW_POINTS, FEW_POINTS_QUANTILE
 from ..modeling.pmnf import Model
 from .summary import class_text
 from .tables import Column, fit
@@ -126,6 +127,20 @@ def _advice(m: Model) -> str | None:
         return None
     complexity = m.complexity()
     parts = [f"{escape(m.kernel)}:"]
+    sizes = len(detail.sizes) if detail is not None else FEW_POINTS
+    if unsure and conf is not None and sizes < FEW_POINTS:
+        # the shown class is a quantile of the posterior there (modeling/evidence.py)
+        others = [f"{c} {p:.0%}" for c, p in conf.shares() if c != complexity][:3]
+        held = 1 - FEW_POINTS_QUANTILE
+        parts.append(
+            f"{sizes} sizes cannot tell neighbouring classes apart: {complexity} "
+            f"({conf.probability:.0%}) is the slowest class with {held:.0%} of the "
+            "probability at or above it"
+        )
+        if others:
+            parts.append(f"({', '.join(others)});")
+        parts.append(f"measure {FEW_POINTS} or more sizes, each repeated, to decide")
+        return " ".join(parts)
     if unsure and conf is not None:
         others = [f"{c} {p:.0%}" for c, p in conf.shares() if c != complexity][:3]
         parts.append(f"{complexity} is only {conf.probability:.0%} likely")

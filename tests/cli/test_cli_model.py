@@ -284,3 +284,13 @@ def test_a_bare_predict_size_on_several_parameters_is_a_usage_error(tmp_path: Pa
     assert out.returncode == 2
     assert "--predict takes one size" in out.stderr and "(p, n)" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_three_sizes_say_why_the_class_shown_is_not_the_likeliest(tmp_path: Path) -> None:
+    # 38.3, 42.6, 56.1 us at 32, 64, 128 ranks: OpenMPI's MPI_Bcast in Extra-P's data
+    path = write_text_file(tmp_path / "bcast.txt", {"bcast": [38.3, 42.6, 56.1]}, (32, 64, 128))
+    out = perfguard("model", path)
+    assert out.returncode == 0, out.stderr
+    assert "3 sizes cannot tell neighbouring classes apart" in out.stderr
+    assert "70% of the probability at or above it" in out.stderr
+    assert "measure 5 or more sizes" in out.stderr and "raise the repetitions" not in out.stderr
