@@ -548,8 +548,7 @@ class _Judge:
             return None
         order = expectation.bound.order(le.parameter)
         unit = "call" if not any(order) else _unit_text(le.parameter, order)
-        medians = [float(np.median(v)) for v in le.line.values]
-        return memory_excess(le.parameter, le.line.x, medians, order, unit, self.caches)
+        return memory_excess(le.parameter, le.line.x, _medians(le), order, unit, self.caches)
 
     def _memory_pair(
         self, key: tuple[str, str], pair: tuple[LineEvidence, LineEvidence]
@@ -558,17 +557,9 @@ class _Judge:
         both measured, against the measuring machine's cache levels (memory.py), or None."""
         if key[1] not in TIMED_METRICS or not self.caches:
             return None
-        now, before = (
-            {x: float(np.median(v)) for x, v in zip(le.line.x, le.line.values)} for le in pair
-        )
-        common = sorted(set(now) & set(before))
-        return relative_excess(
-            pair[0].parameter,
-            common,
-            [now[x] for x in common],
-            [before[x] for x in common],
-            self.caches,
-        )
+        (now, before), common = pair, np.intersect1d(pair[0].line.x, pair[1].line.x)
+        here, there = (_medians(le)[np.isin(le.line.x, common)] for le in (now, before))
+        return relative_excess(now.parameter, common, here, there, self.caches)
 
     # ------------------------------------------------------------------ baseline
 
@@ -683,6 +674,11 @@ class _Judge:
             )
             findings.add("slowdown", 1.0 if sure else self.opts.suggestive, message)
         return ratio
+
+
+def _medians(le: LineEvidence) -> np.ndarray:
+    """The median of each size's repetitions, in the line's order of sizes."""
+    return np.array([float(np.median(v)) for v in le.line.values])
 
 
 def _measured_change(

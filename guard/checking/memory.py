@@ -118,8 +118,8 @@ class MemoryExcess:
 
 def memory_excess(
     parameter: str,
-    x: Sequence[float],
-    medians: Sequence[float],
+    x: Sequence[float] | np.ndarray,
+    medians: Sequence[float] | np.ndarray,
     bound: Order,
     unit: str,
     caches: Mapping[str, int],
@@ -138,9 +138,9 @@ def memory_excess(
 
 def relative_excess(
     parameter: str,
-    x: Sequence[float],
-    now: Sequence[float],
-    before: Sequence[float],
+    x: Sequence[float] | np.ndarray,
+    now: Sequence[float] | np.ndarray,
+    before: Sequence[float] | np.ndarray,
     caches: Mapping[str, int],
 ) -> MemoryExcess | None:
     """How much the candidate's time relative to the baseline's (``now / before`` at the
@@ -154,7 +154,9 @@ def relative_excess(
     return _excess(parameter, "the candidate's time relative to the baseline's", xs, ys, caches)
 
 
-def _sorted_positive(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def _sorted_positive(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     xs = np.asarray(x, dtype=float)
     ys = np.asarray(y, dtype=float)
     keep = np.isfinite(ys) & (ys > 0) & (xs > 0)

@@ -128,24 +128,22 @@ def _advice(m: Model) -> str | None:
     complexity = m.complexity()
     parts = [f"{escape(m.kernel)}:"]
     sizes = len(detail.sizes) if detail is not None else FEW_POINTS
-    if unsure and conf is not None and sizes < FEW_POINTS:
-        # the shown class is a quantile of the posterior there (modeling/evidence.py)
-        others = [f"{c} {p:.0%}" for c, p in conf.shares() if c != complexity][:3]
-        held = 1 - FEW_POINTS_QUANTILE
-        parts.append(
-            f"{sizes} sizes cannot tell neighbouring classes apart: {complexity} "
-            f"({conf.probability:.0%}) is the slowest class with {held:.0%} of the "
-            "probability at or above it"
-        )
-        if others:
-            parts.append(f"({', '.join(others)});")
-        parts.append(f"measure {FEW_POINTS} or more sizes, each repeated, to decide")
-        return " ".join(parts)
+    few = unsure and sizes < FEW_POINTS  # the shown class is a quantile there (evidence.py)
     if unsure and conf is not None:
         others = [f"{c} {p:.0%}" for c, p in conf.shares() if c != complexity][:3]
-        parts.append(f"{complexity} is only {conf.probability:.0%} likely")
+        if few:
+            parts.append(
+                f"{sizes} sizes cannot tell neighbouring classes apart: {complexity} "
+                f"({conf.probability:.0%}) is the slowest class with "
+                f"{1 - FEW_POINTS_QUANTILE:.0%} of the probability at or above it"
+            )
+        else:
+            parts.append(f"{complexity} is only {conf.probability:.0%} likely")
         if others:
             parts.append(f"({', '.join(others)});")
+    if few:
+        parts.append(f"measure {FEW_POINTS} or more sizes, each repeated, to decide")
+        return " ".join(parts)
     if noisy and detail is not None:
         parts.append(f"noise is {noise:.0%}{_worst(detail)};")
     parts.append(
