@@ -227,8 +227,12 @@ def _kernel_json(kernel: Kernel, parameters: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def kernel_problems(kernel: Kernel, min_points: int = 3) -> list[str]:
-    """Reasons this kernel cannot be modelled, as sentences; empty when it can."""
+def kernel_problems(kernel: Kernel, min_points: int = 2) -> list[str]:
+    """Reasons this kernel cannot be modelled, as sentences; empty when it can.
+
+    Two distinct points are modelled (every class passes through both: the model says so
+    and the gate never fails on it); one point is not.
+    """
     problems: list[str] = []
     coords = [p.at for p in kernel.points]
     dupes = sorted({c for c in coords if coords.count(c) > 1})
@@ -247,7 +251,8 @@ def kernel_problems(kernel: Kernel, min_points: int = 3) -> list[str]:
         )
     distinct = len(set(coords))
     if distinct < min_points:
-        problems.append(f"only {distinct} distinct points, at least {min_points} are needed")
+        noun = "point" if distinct == 1 else "points"
+        problems.append(f"only {distinct} distinct {noun}, at least {min_points} are needed")
     return problems
 
 

@@ -43,7 +43,7 @@ __all__ = [
     "kernel_lines",
 ]
 
-MIN_LINE_POINTS = 3  # a line this short is modelled, with the classes its points can tell apart
+MIN_LINE_POINTS = 2  # a line this short is modelled; below 5 points the class shown is a quantile
 DECIDING_POINTS = 5  # ... but the gate decides (fails) only on lines of this many sizes
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from statistics import NormalDist
 
 import numpy as np
 
@@ -98,6 +99,12 @@ def predictions(ev: Evidence, value: np.ndarray, at: float, level: float) -> lis
     """Mixture of every hypothesis's log-normal prediction at ``at`` (value: the models')."""
     mu, sd, spread, m = _hypothesis_predictions(ev, at)
     tail = (1 - level) / 2
+    if len(ev.x) == 2:
+        low, high = _envelope(ev, mu, sd, spread, tail)
+        return [
+            Prediction(float(at), float(v), float(lo), float(hi), level)
+            for v, lo, hi in zip(value, low, high)
+        ]
     low, high = np.empty(ev.kernels), np.empty(ev.kernels)
     unrepeated = ~(np.isfinite(ev.noise) & (ev.noise > 0))
     rows = np.flatnonzero(~unrepeated)
@@ -123,6 +130,35 @@ def _interval(
     return np.exp(_mixture_quantile(mu, sd, w, tail)), np.exp(
         _mixture_quantile(mu, sd, w, 1 - tail)
     )
+
+
+_TWO_POINT_SUPPORT = 2.0  # log-likelihood below the best that still counts as fitting
+_UNREPEATED_ERROR = 0.1  # a single value's relative error where none can be estimated
+
+
+def _envelope(
+    ev: Evidence, mu: np.ndarray, sd: np.ndarray, spread: np.ndarray, tail: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two sizes: from the lowest to the highest prediction of the hypotheses that fit.
+
+    A constant and one term pass through any two rising points, so which of them holds is
+    a matter of the prior alone, and a mixture weighed by the prior covers only the classes
+    the prior favours (75% of true values at 2x the top size, seeded).  The interval is the
+    union of every fitting hypothesis's own interval: wide, and honest about it.
+    """
+    z = NormalDist().inv_cdf(1 - tail)
+    repeated = (np.isfinite(ev.noise) & (ev.noise > 0))[:, None]
+    with np.errstate(invalid="ignore"):
+        loglik = np.where(ev.log_weight > -1e299, ev.log_weight - ev.hypothesis_prior, -np.inf)
+        fits = loglik >= loglik.max(axis=1, keepdims=True) - _TWO_POINT_SUPPORT
+        # single values: every hypothesis within the error a value may carry unmeasured
+        within = (ev.log_weight > -1e299) & (ev.rss <= len(ev.x) * _UNREPEATED_ERROR**2)
+        fits = np.where(repeated, fits, within)
+        sd = np.where(repeated, sd, _UNREPEATED_ERROR * np.sqrt(1.0 + spread))
+        ok = fits & np.isfinite(mu) & np.isfinite(sd)
+        low = np.where(ok, mu - z * sd, np.inf).min(axis=1)
+        high = np.where(ok, mu + z * sd, -np.inf).max(axis=1)
+    return np.exp(low), np.exp(high)
 
 
 _SIGMA_GRID = np.geomspace(0.002, 0.2, 25)  # unrepeated values' error, log-uniform prior

@@ -192,7 +192,8 @@ def _facts(v: Verdict, kernel: Kernel | None) -> list[str]:
         counts = [len(p.values) for p in kernel.points]
         low, high = min(counts), max(counts)
         span = f"{low}" if low == high else f"{low}–{high}"
-        out.append(f"repetitions: {span} per point, {len(counts)} points")
+        points = "1 point" if len(counts) == 1 else f"{len(counts)} points"
+        out.append(f"repetitions: {span} per point, {points}")
     return out
 
 

@@ -122,19 +122,25 @@ def _advice(m: Model) -> str | None:
     detail: NoiseDetail | None = m.extra("noise_detail")
     noise = detail.robust if detail is not None else None
     noisy = noise is not None and noise > NOISY
-    unsure = conf is not None and conf.probability < UNSURE
+    sizes = len(detail.sizes) if detail is not None else FEW_POINTS
+    # two sizes tell no class apart however the probabilities fall: a constant and one term
+    # pass through any two rising points
+    unsure = conf is not None and (conf.probability < UNSURE or sizes == 2)
     if not (noisy or unsure):
         return None
     complexity = m.complexity()
     parts = [f"{escape(m.kernel)}:"]
-    sizes = len(detail.sizes) if detail is not None else FEW_POINTS
     few = unsure and sizes < FEW_POINTS  # the shown class is a quantile there (evidence.py)
     if unsure and conf is not None:
         others = [f"{c} {p:.0%}" for c, p in conf.shares() if c != complexity][:3]
         if few:
+            told = (
+                "2 sizes cannot tell classes apart (the probabilities are mostly the prior's)"
+                if sizes == 2
+                else f"{sizes} sizes cannot tell neighbouring classes apart"
+            )
             parts.append(
-                f"{sizes} sizes cannot tell neighbouring classes apart: {complexity} "
-                f"({conf.probability:.0%}) is the slowest class with "
+                f"{told}: {complexity} ({conf.probability:.0%}) is the slowest class with "
                 f"{1 - FEW_POINTS_QUANTILE:.0%} of the probability at or above it"
             )
         else:

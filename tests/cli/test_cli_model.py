@@ -119,10 +119,10 @@ def test_bad_kernels_are_skipped_and_the_rest_modelled(tmp_path: Path) -> None:
 
 
 def test_nothing_modellable_is_an_error(tmp_path: Path) -> None:
-    path = write_text_file(tmp_path / "m.txt", {"short": [1.0, 2.0]}, points=(1, 2))
+    path = write_text_file(tmp_path / "m.txt", {"short": [1.0]}, points=(1,))
     result = perfguard("model", path)
     assert result.returncode == 2
-    assert "only 2 distinct points" in result.stderr
+    assert "only 1 distinct point," in result.stderr
     assert "no kernel could be modelled" in result.stderr
 
 
@@ -294,3 +294,17 @@ def test_three_sizes_say_why_the_class_shown_is_not_the_likeliest(tmp_path: Path
     assert "3 sizes cannot tell neighbouring classes apart" in out.stderr
     assert "70% of the probability at or above it" in out.stderr
     assert "measure 5 or more sizes" in out.stderr and "raise the repetitions" not in out.stderr
+
+
+def test_two_sizes_are_modelled_and_say_that_they_tell_no_class_apart(tmp_path: Path) -> None:
+    # Extra-P's cubeset/extra_file holds two sizes; one size stays an error (see above)
+    path = write_text_file(tmp_path / "two.txt", {"two": [1.0, 1.9]}, (1000, 2000))
+    out = perfguard("model", path, "--predict", "n=4000", "--json")
+    assert out.returncode == 0, out.stderr
+    (m,) = json.loads(out.stdout)["models"]
+    assert m["kernel"] == "two" and m["terms"]
+    p = m["prediction"]
+    assert p["low"] <= 3.7 <= p["high"] and p["high"] / p["low"] > 2  # 0.1 + 0.9 n/1000 is in
+    out = perfguard("model", path)
+    assert "2 sizes cannot tell classes apart" in out.stderr
+    assert "measure 5 or more sizes" in out.stderr

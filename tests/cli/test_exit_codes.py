@@ -115,8 +115,8 @@ def test_check_exit_codes(tmp_path: Path) -> None:
     assert main(["check", str(tmp_path / "missing.json")]) == 2
     assert main(["check", str(good), "--expect", "a=<= ((("]) == 2
     broken = tmp_path / "broken.txt"
-    broken.write_text("PARAMETER n\nPOINTS ( 1 ) ( 2 )\nREGION r\nDATA 1\nDATA 2\n")
-    assert main(["check", str(broken)]) == 2  # two points: an error verdict, not a pass
+    broken.write_text("PARAMETER n\nPOINTS ( 1 )\nREGION r\nDATA 1\n")
+    assert main(["check", str(broken)]) == 2  # one point: an error verdict, not a pass
 
 
 def test_strict_fails_an_inconclusive_kernel_in_check_and_ci(

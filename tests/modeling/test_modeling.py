@@ -164,11 +164,11 @@ GOOD = [(x, [0.001 * x * 1.01, 0.001 * x * 0.99]) for x in (16, 32, 64, 128, 256
         ([(16, [math.nan])] + GOOD[1:], "NaN"),
         ([(16, [math.inf])] + GOOD[1:], "infinite"),
         ([(16, [-1.0])] + GOOD[1:], "negative value -1 at (16)"),
-        (GOOD[:2], "only 2 distinct points"),
+        (GOOD[:1], "only 1 distinct point,"),
         (GOOD[:4] + [GOOD[0]], "duplicate points"),
         (GOOD[:4] + [(256, [])], "no values"),
     ],
-    ids=["nan", "inf", "negative", "two-points", "duplicate", "missing-data"],
+    ids=["nan", "inf", "negative", "one-point", "duplicate", "missing-data"],
 )
 def test_bad_kernel_is_reported_and_skipped(points, reason) -> None:
     mset = MeasurementSet(("n",), (kernel("bad", points), kernel("good", GOOD)))
