@@ -46,7 +46,8 @@ def model_cmd(
     if as_json:
         console.print_document(outcome.to_json(), "models")
     else:
-        console.print_models(outcome.results, outcome.predicted)
+        scaled = (scaling or "").startswith("strong")
+        console.print_models(outcome.results, outcome.predicted, scaled)
 
 
 @app.command("check")

@@ -20,7 +20,8 @@ Arg = typer.Argument
 SCALING_HELP = (
     "Score-P/CUBE folders: weak (every process's value is a repetition; default), "
     "weak_threaded (the same without locations that recorded 0) or strong (a profile's "
-    "processes summed)."
+    "processes summed). Files: strong or strong=PARAM, each value times the process "
+    "count (Extra-P's strong-scaling conversion), so falling times model as total effort."
 )
 _CONFIG_HELP = "perfguard.yml (default: ./perfguard.yml when present)."
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,6 +73,7 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
         assert cfg is not None  # checked above
         current = measure_config(cfg, measure)
     report = judge(current, baseline, options)
+    report = _with_falling_note(report, request)
     if request.markdown is not None:
         from ..reporting.markdown import render_report
         from .departures import analytical_facts
@@ -80,3 +82,21 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
         text = render_report(report, current, baseline, facts=facts)
         request.markdown.write_text(text, encoding="utf-8")
     return CheckOutcome(report, current)
+
+
+def _with_falling_note(report: CheckReport, request: CheckRequest) -> CheckReport:
+    """The report, with a note where kernels fall as a parameter grows (in either run: a
+    candidate that lost scalability may no longer fall)."""
+    from ..reporting.models import falling_note
+
+    scaled = (request.scaling or "").startswith("strong")
+    models = [
+        m
+        for v in report.verdicts
+        for m in sorted(
+            (m for m in (v.model, v.baseline_model) if m is not None),
+            key=lambda m: m.extra("falls") is None,
+        )[:1]
+    ]
+    note = falling_note("", models, scaled)
+    return report if note is None else dataclasses.replace(report, notes=(*report.notes, note))

@@ -65,17 +65,37 @@ def load(
     ``scaling`` (weak, the default, weak_threaded or strong) says how a Score-P
     experiment's values per process become values per point, ``inclusive`` whether a call
     path's values include its callees' (exclusive by default); both apply to such folders.
+    On a file, ``strong`` (or ``strong=PARAMETER``) multiplies every value by the process
+    count, Extra-P's strong-scaling conversion (strong_scaling.py).
     """
-    if scaling not in (None, "weak", "weak_threaded", "strong"):
-        raise UsageError(f"--scaling must be weak, weak_threaded or strong, got {scaling!r}")
+    from . import strong_scaling
+
+    kind, parameter = strong_scaling.parse(scaling)
     p = Path(path)
     if p.is_dir():
-        return _load_directory(p, format, scaling, inclusive)
-    for given, flag in ((scaling is not None, "--scaling"), (inclusive, "--inclusive")):
-        if given:
+        if parameter is not None:
             raise UsageError(
-                f"{flag} applies to folders of Score-P experiments, and {path} is a file"
+                f"--scaling {scaling}: a folder of Score-P experiments sums each profile's "
+                "processes; write --scaling strong"
             )
+        return _load_directory(p, format, kind, inclusive)
+    if kind not in (None, "strong"):
+        raise UsageError(
+            f"--scaling {kind} applies to folders of Score-P experiments, and {path} is a file "
+            "(a file takes --scaling strong: each value times the process count)"
+        )
+    if inclusive:
+        raise UsageError(
+            f"--inclusive applies to folders of Score-P experiments, and {path} is a file"
+        )
+    mset = _load_file(p, format)
+    if kind == "strong":
+        return strong_scaling.total_effort(mset, parameter, str(path))
+    return mset
+
+
+def _load_file(p: Path, format: str | None) -> MeasurementSet:
+    path = str(p)
     try:
         kind = _binary_kind(p)
         if kind is not None:

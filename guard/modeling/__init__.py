@@ -20,7 +20,7 @@ from .details import ClassConfidence, DriftDetail, NoiseDetail, PredictionDetail
 from .drift import find_drift
 from .evidence import Evidence, EvidenceSettings
 from .exhaustive import ExhaustiveModeler
-from .growth import growth_json
+from .growth import falls_json, growth_json
 from .multi_parameter import model_multi_parameter
 from .noise import (
     median_error,
@@ -179,12 +179,24 @@ def _analyze(
 
 
 def _with_growth(model: Model, lines: tuple[LineEvidence, ...]) -> Model:
-    """The model, marked exponential-like where a line grows faster than any class."""
+    """The model, marked exponential-like where a line grows faster than any class, and
+    falling where a line's values drop at every step (the classes describe growth)."""
     le = max(lines, key=lambda le: float(le.group.beyond.probability[le.row]))
-    growth = growth_json(le.group.beyond, le.row, le.parameter)
-    if growth is None:
-        return model
-    return dataclasses.replace(model, extras={**model.extras, "growth": growth})
+    marks = {
+        "growth": growth_json(le.group.beyond, le.row, le.parameter),
+        "falls": next(
+            (
+                f
+                for le in lines
+                if (f := falls_json(le.group.x, le.group.y[le.row], le.parameter)) is not None
+            ),
+            None,
+        ),
+    }
+    found: dict[str, Any] = {k: v for k, v in marks.items() if v is not None}
+    if "falls" in found:  # a constant's misfit of a falling line, not a shift or a break
+        found.update(drift=None, segments=[])
+    return dataclasses.replace(model, extras={**model.extras, **found}) if found else model
 
 
 def _model_single(

@@ -31,6 +31,7 @@ from .evidence import (
     pooled_noise,
     repetition_stats,
 )
+from .growth import falling
 from .lines import Line, kernel_line
 from .result import CONSTANT_ORDER, Fitted
 
@@ -122,8 +123,13 @@ def line_evidence(
     batches = _batches(lines, s)
     noises = _pooled_noises(batches)
     variances = [point_variance(b.values, n) for b, n in zip(batches, noises)]
+    # The run's drift is read off the kernels the classes can describe: a falling kernel
+    # (strong scaling) misfits every class, and a run of them would pass its misfit on to all.
     excess = np.concatenate(
-        [drift_excess(b.x, b.y, n, b.reps, v) for b, n, v in zip(batches, noises, variances)]
+        [
+            np.where(falling(b.x, b.y), np.nan, drift_excess(b.x, b.y, n, b.reps, v))
+            for b, n, v in zip(batches, noises, variances)
+        ]
         or [np.empty(0)]
     )
     out: list[LineEvidence | None] = [None] * len(lines)

@@ -98,3 +98,32 @@ def growth_json(beyond: Beyond, row: int, parameter: str) -> dict[str, object] |
         "factor_per_step": float(beyond.factor[row]),
         "step": {parameter: [float(beyond.step_from[row]), float(beyond.step_to[row])]},
     }
+
+
+FALLING = 0.5  # a line falls when its values drop at every step, by this factor or more overall
+
+
+def falling(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Which rows of ``y`` (K, P) at sizes ``x`` (P,) drop at every step and by FALLING or
+    more overall (K,): a strong-scaling study's times, which no class describes."""
+    order = np.argsort(x)
+    ys = np.asarray(y, dtype=float)[:, order]
+    if ys.shape[1] < 2:
+        return np.zeros(len(ys), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        return np.all(np.diff(ys, axis=1) < 0, axis=1) & (ys[:, -1] <= FALLING * ys[:, 0])
+
+
+def falls_json(x: np.ndarray, y: np.ndarray, parameter: str) -> dict[str, object] | None:
+    """The models@1 ``falls`` field of one line (point values ``y`` at sizes ``x``), when it
+    falls (see ``falling``)."""
+    if not falling(x, np.asarray(y, dtype=float)[None, :])[0]:
+        return None
+    order = np.argsort(x)
+    xs, ys = np.asarray(x, dtype=float)[order], np.asarray(y, dtype=float)[order]
+    return {
+        "parameter": parameter,
+        "factor": float(ys[-1] / ys[0]),
+        "from": float(xs[0]),
+        "to": float(xs[-1]),
+    }

@@ -94,7 +94,9 @@ def print_skipped(results: Sequence[tuple[str, ModelingResult]]) -> None:
             )
 
 
-def print_models(results: Sequence[tuple[str, ModelingResult]], predicted: str | None) -> None:
+def print_models(
+    results: Sequence[tuple[str, ModelingResult]], predicted: str | None, scaled: bool = False
+) -> None:
     """The models table (stdout), then advice for unsure or noisy models (stderr)."""
     from .models import advice_lines, models_table
     from .tables import table_width
@@ -102,7 +104,7 @@ def print_models(results: Sequence[tuple[str, ModelingResult]], predicted: str |
     width = table_width()
     out(width).print(models_table(results, predicted, width))
     console = err()
-    for line in advice_lines(results):
+    for line in advice_lines(results, scaled):
         console.print(line, soft_wrap=True)
 
 

@@ -16,7 +16,7 @@ from ..modeling.pmnf import Model
 from .summary import class_text
 from .tables import Column, fit
 
-__all__ = ["UNSURE", "advice_lines", "models_table"]
+__all__ = ["UNSURE", "advice_lines", "falling_note", "models_table"]
 
 UNSURE = 0.8  # below this class probability, say what would settle it
 NOISY = 0.2  # a robust noise band wider than this is worth a warning on its own
@@ -80,11 +80,17 @@ def _level_of(models: Sequence[Model]) -> float:
     return PREDICTION_LEVEL
 
 
-def advice_lines(results: Sequence[tuple[str, ModelingResult]]) -> list[str]:
-    """Rich-markup lines: unsure classes, noisy points, changes of behaviour, shifted sizes."""
+def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = False) -> list[str]:
+    """Rich-markup lines: unsure classes, noisy points, changes of behaviour, shifted sizes,
+    falling kernels (``scaled``: already converted by ``--scaling strong``)."""
     out = []
-    for _, result in results:
+    for path, result in results:
+        falling = falling_note(path, result.models, scaled)
+        if falling:
+            out.append(f"[yellow]note[/] {escape(falling)}")
         for m in result.models:
+            if m.extra("falls"):
+                continue  # the falling note says what the class cannot
             line = _advice(m)
             if line:
                 out.append(f"[yellow]note[/] {line}")
@@ -115,6 +121,35 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]]) -> list[str]:
                     "re-measure that size"
                 )
     return out
+
+
+def falling_note(source: str, models: Sequence[Model], scaled: bool) -> str | None:
+    """One plain-text line for a source's kernels whose values fall at every step (see
+    modeling/growth.py), with the way to model them; ``scaled``: already total effort."""
+    falling = [m for m in models if m.extra("falls")]
+    if not falling:
+        return None
+    m = min(falling, key=lambda m: m.extra("falls")["factor"])
+    f = m.extra("falls")
+    p = f["parameter"]
+    span = (
+        f"{numbers.factor(1 / f['factor']).replace('×', '÷')} from {numbers.at(p, f['from'])} "
+        f"to {numbers.at(p, f['to'])}"
+    )
+    if len(falling) > 1:
+        who = f"{len(falling)} kernels fall as {p} grows (e.g. {m.kernel} ({m.metric}): {span})"
+    else:
+        who = f"{m.kernel} ({m.metric}) falls {span}"
+    text = (
+        f"{source + ': ' if source else ''}{who}; the classes describe growth, so a falling "
+        "kernel is modelled as the nearest constant and no verdict can see it lose scalability"
+    )
+    if scaled:
+        return f"{text}, here even as total effort: it scales better than linearly"
+    return (
+        f"{text}; for a strong-scaling study use --scaling strong: the total effort (each "
+        f"value times {p}), as Extra-P converts strong-scaling experiments"
+    )
 
 
 def _advice(m: Model) -> str | None:

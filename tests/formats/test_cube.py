@@ -186,8 +186,11 @@ def test_a_folder_without_profiles_and_scaling_on_a_file(tmp_path: Path) -> None
         formats.load(tmp_path)
     text = tmp_path / "m.txt"
     text.write_text("PARAMETER n\nPOINTS 1 2 3 4 5\nDATA 1\nDATA 2\nDATA 3\nDATA 4\nDATA 5\n")
-    with pytest.raises(UsageError, match="--scaling applies to folders"):
-        formats.load(text, scaling="strong")
+    with pytest.raises(UsageError, match="--scaling weak_threaded applies to folders"):
+        formats.load(text, scaling="weak_threaded")  # a file takes strong only (a conversion)
+    with pytest.raises(UsageError, match="write --scaling strong"):
+        experiment(tmp_path, processes=(2, 4))
+        formats.load(tmp_path, scaling="strong=p")  # a folder sums its processes already
 
 
 def perfguard_without(module: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
