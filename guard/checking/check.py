@@ -30,6 +30,7 @@ from ..measurements import Kernel, MeasurementSet
 from ..modeling import KernelAnalysis, analyze
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import SPACE, Evidence, EvidenceSettings
+from ..modeling.growth import misfit
 from ..modeling.pmnf import Model
 from .batch import Comparison, HeldOut, bound_probabilities, compare_pairs, held_out_bounds
 from .classes import GrowthClass, Order
@@ -364,6 +365,11 @@ class _Judge:
                 reg, imp = self._regression(kernel.key, base_lines, findings)
             probabilities.update(regression=reg, improvement=imp)
         change = self._change(model, base, lines, base_lines, findings)
+        judged = bool(self.bounds_for(kernel.name)) or bool(base_lines)
+        if judged and not findings.failed and len(self.parameters) == 1:
+            gap = _misfit_message(model)
+            if gap is not None:
+                findings.undecide(Reason("misfit", gap))
         if kernel.key in self.cut:
             findings.undecide(Reason("regression", _cut_message(self.cut[kernel.key])))
         if before is not None and base is None:
@@ -810,6 +816,25 @@ class _Findings:
 
 
 # ---------------------------------------------------------------------- sentences
+
+
+def _misfit_message(model: Model) -> str | None:
+    """Why a model no class fits cannot pass its bound or baseline quietly (growth.misfit):
+    the class it shows was the least bad of bad fits."""
+    if not misfit(model.smape, model.extras):
+        return None
+    segments = model.extra("segments") or []
+    where = (
+        f"; {segments[-1]['sentence']}: judge the sizes beyond the change (measure more "
+        "there), or model each side separately"
+        if segments
+        else "; look at the values for a step or a peak inside the range"
+    )
+    return (
+        f"no class fits the measured values: the model misses them by "
+        f"{model.smape:.0f}% (SMAPE), so its class, {model.complexity()}, says nothing about "
+        f"the bound or the baseline{where}"
+    )
 
 
 def _percent(p: float) -> str:

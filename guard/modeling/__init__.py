@@ -252,7 +252,12 @@ def _models_of(
         kernels, fits, drifts, segmentations, stats, confs, preds
     ):
         noise = NoiseDetail(param, xs, st.rrd, st.robust, st.sigma, tuple(st.spreads))
-        shifted = None if drift is None else DriftDetail(param, xs[drift.index], drift.deviation)
+        # a change of behaviour explains a misfit a shifted size would otherwise be blamed for
+        shifted = (
+            None
+            if drift is None or seg is not None
+            else DriftDetail(param, xs[drift.index], drift.deviation)
+        )
         extras: dict[str, Any] = {
             "noise_detail": noise,
             "confidence": ClassConfidence(param, conf),

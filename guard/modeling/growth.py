@@ -15,7 +15,7 @@ at the top size) is not enough.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import SupportsFloat
 
@@ -127,3 +127,14 @@ def falls_json(x: np.ndarray, y: np.ndarray, parameter: str) -> dict[str, object
         "from": float(xs[0]),
         "to": float(xs[-1]),
     }
+
+
+MISFIT_SMAPE = 50.0  # a one-parameter model this far off its own values has no class to go by
+
+
+def misfit(smape: float, extras: Mapping[str, object] | None = None) -> bool:
+    """Whether no class fits a one-parameter model's values (a step of x10 and more inside
+    the range, a peak): its SMAPE is MISFIT_SMAPE or more.  Falling and exponential-like
+    values (``falls``, ``growth`` in ``extras``) misfit too, and are said so on their own."""
+    marked = extras or {}
+    return smape >= MISFIT_SMAPE and not (marked.get("falls") or marked.get("growth"))

@@ -12,6 +12,7 @@ from ..defaults import PREDICTION_LEVEL
 from ..modeling import ModelingResult
 from ..modeling.details import ClassConfidence, DriftDetail, NoiseDetail, PredictionDetail
 from ..modeling.evidence import FEW_POINTS, FEW_POINTS_QUANTILE
+from ..modeling.growth import misfit
 from ..modeling.pmnf import Model
 from .summary import class_text
 from .tables import Column, fit
@@ -91,6 +92,8 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
         for m in result.models:
             if m.extra("falls"):
                 continue  # the falling note says what the class cannot
+            if len(m.parameters) == 1 and misfit(m.smape, m.extras):
+                out.append(f"[yellow]note[/] {escape(_misfit(m))}")
             line = _advice(m)
             if line:
                 out.append(f"[yellow]note[/] {line}")
@@ -149,6 +152,18 @@ def falling_note(source: str, models: Sequence[Model], scaled: bool) -> str | No
     return (
         f"{text}; for a strong-scaling study use --scaling strong: the total effort (each "
         f"value times {p}), as Extra-P converts strong-scaling experiments"
+    )
+
+
+def _misfit(m: Model) -> str:
+    where = (
+        "see its change of behaviour below"
+        if m.extra("segments")
+        else "look at the values for a step or a peak inside the range"
+    )
+    return (
+        f"{m.kernel}: no class fits its values (the model misses them by {m.smape:.0f}%, "
+        f"SMAPE): the class shown and its probability say nothing; {where}"
     )
 
 

@@ -10,7 +10,8 @@ are checked in both modes; for every verdict:
 * a regression fail has a shown class above the baseline's, and shown growth never
   passes quietly;
 * the model's growing term is visible inside the measured range, so it cannot drive the
-  change at the target.
+  change at the target;
+* a model no class fits (a step of x10-x300 inside the range) never passes quietly.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from guard.checking.expectation import parse_class, parse_expectation
 from guard.checking.verdicts import Verdict
 from guard.measurements import Kernel, MeasurementSet, Point
 from guard.modeling import analyze
+from guard.modeling.growth import misfit
 
 CLASSES = {
     "1": (0.0, 0),
@@ -146,3 +148,32 @@ def test_the_shown_term_is_visible_inside_the_measured_range(c: dict) -> None:
     rise = sum(t.coefficient * (t.basis({"n": x})[1] - t.basis({"n": x})[0]) for t in model.terms)
     top = float(ev.y[0, -1])  # visibility is judged against the measured top value
     assert rise / top >= ev.settings.visible * float(ev.sigma[0]) * (1 - 1e-9)
+
+
+step = st.fixed_dictionaries(
+    {
+        "below": st.sampled_from(sorted(CLASSES)),
+        "above": st.sampled_from(sorted(CLASSES)),
+        "at": st.integers(2, 4),  # the first size above the step
+        "factor": st.floats(10.0, 300.0),
+        "jitter": st.sampled_from([0.0, 0.01, 0.05]),
+        "bound": st.sampled_from(sorted(CLASSES)),
+        "seed": st.integers(0, 2**32 - 1),
+    }
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(step)
+def test_a_model_no_class_fits_never_passes_quietly(c: dict) -> None:
+    rng = np.random.default_rng(c["seed"])
+    values = np.where(
+        np.arange(6) < c["at"], curve(c["below"]), c["factor"] * curve(c["above"]) + 1.0
+    )
+    noisy = 1e-4 * values[:, None] * np.exp(c["jitter"] * rng.standard_normal((6, 5)))
+    rules = (ExpectationRule("*", f"<= {c['bound']}"),)
+    (v,) = check(one_kernel(noisy), None, CheckOptions(rules=rules)).verdicts
+    assert v.model is not None
+    if misfit(v.model.smape, v.model.extras):
+        assert v.verdict != "pass", (v.model.formula(), v.model.smape)
+        assert v.verdict == "fail" or any(r.kind == "misfit" for r in v.reasons)
