@@ -365,11 +365,7 @@ class _Judge:
                 reg, imp = self._regression(kernel.key, base_lines, findings)
             probabilities.update(regression=reg, improvement=imp)
         change = self._change(model, base, lines, base_lines, findings)
-        judged = bool(self.bounds_for(kernel.name)) or bool(base_lines)
-        if judged and not findings.failed and len(self.parameters) == 1:
-            gap = _misfit_message(model)
-            if gap is not None:
-                findings.undecide(Reason("misfit", gap))
+        self._misfit(kernel.name, model, bool(base_lines), findings)
         if kernel.key in self.cut:
             findings.undecide(Reason("regression", _cut_message(self.cut[kernel.key])))
         if before is not None and base is None:
@@ -390,6 +386,14 @@ class _Judge:
             probabilities=probabilities,
             change=change,
         )
+
+    def _misfit(self, name: str, model: Model, compared: bool, findings: _Findings) -> None:
+        """A model no class fits makes what it is judged against inconclusive, not a pass."""
+        judged = bool(self.bounds_for(name)) or compared
+        if judged and not findings.failed and len(self.parameters) == 1:
+            gap = _misfit_message(model)
+            if gap is not None:
+                findings.undecide(Reason("misfit", gap))
 
     # ------------------------------------------------------------------ bounds
 
