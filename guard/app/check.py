@@ -90,13 +90,9 @@ def _with_falling_note(report: CheckReport, request: CheckRequest) -> CheckRepor
     from ..reporting.models import falling_note
 
     scaled = (request.scaling or "").startswith("strong")
-    models = [
-        m
+    falling = [
+        next((m for m in (v.model, v.baseline_model) if m is not None and m.extra("falls")), None)
         for v in report.verdicts
-        for m in sorted(
-            (m for m in (v.model, v.baseline_model) if m is not None),
-            key=lambda m: m.extra("falls") is None,
-        )[:1]
     ]
-    note = falling_note("", models, scaled)
+    note = falling_note("", [m for m in falling if m is not None], scaled)
     return report if note is None else dataclasses.replace(report, notes=(*report.notes, note))

@@ -181,17 +181,11 @@ def _analyze(
 def _with_growth(model: Model, lines: tuple[LineEvidence, ...]) -> Model:
     """The model, marked exponential-like where a line grows faster than any class, and
     falling where a line's values drop at every step (the classes describe growth)."""
-    le = max(lines, key=lambda le: float(le.group.beyond.probability[le.row]))
+    top = max(lines, key=lambda le: float(le.group.beyond.probability[le.row]))
+    falls = (falls_json(le.group.x, le.group.y[le.row], le.parameter) for le in lines)
     marks = {
-        "growth": growth_json(le.group.beyond, le.row, le.parameter),
-        "falls": next(
-            (
-                f
-                for le in lines
-                if (f := falls_json(le.group.x, le.group.y[le.row], le.parameter)) is not None
-            ),
-            None,
-        ),
+        "growth": growth_json(top.group.beyond, top.row, top.parameter),
+        "falls": next((f for f in falls if f is not None), None),
     }
     found: dict[str, Any] = {k: v for k, v in marks.items() if v is not None}
     if "falls" in found:  # a constant's misfit of a falling line, not a shift or a break

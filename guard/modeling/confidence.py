@@ -133,7 +133,7 @@ def _interval(
 
 
 _TWO_POINT_SUPPORT = 2.0  # log-likelihood below the best that still counts as fitting
-_UNREPEATED_ERROR = 0.1  # a single value's relative error where none can be estimated
+_UNREPEATED_ERROR = 0.05  # a single value's relative error where none can be estimated
 
 
 def _envelope(
