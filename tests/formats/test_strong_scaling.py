@@ -114,3 +114,11 @@ def test_model_says_how_to_model_a_strong_scaling_study(tmp_path: Path) -> None:
     assert falls["io"] is None and falls["solve"]["factor"] == pytest.approx(1 / 32, rel=0.05)
     scaled = perfguard("model", path, "--scaling", "strong")
     assert "falls" not in scaled.stderr
+
+
+def test_a_wrong_scaling_parameter_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    path = text_file(tmp_path / "s.txt", {"solve": lambda p: 100.0 / p})
+    out = perfguard("model", path, "--scaling", "strong=ranks")
+    assert out.returncode == 2
+    assert "--scaling strong=ranks" in out.stderr and "has parameters p" in out.stderr
+    assert "Traceback" not in out.stderr
