@@ -42,12 +42,12 @@ def model_cmd(
     request = ModelRequest(tuple(inputs), format, modeler, predict, level, scaling, inclusive)
     outcome = model(request)
     console.print_skipped(outcome.results)
+    console.print_notes(outcome.notes)
     outcome.raise_if_empty()
     if as_json:
         console.print_document(outcome.to_json(), "models")
     else:
-        scaled = (scaling or "").startswith("strong")
-        console.print_models(outcome.results, outcome.predicted, scaled)
+        console.print_models(outcome.results, outcome.predicted, outcome.scaled)
 
 
 @app.command("check")

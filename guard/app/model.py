@@ -37,6 +37,8 @@ class ModelOutcome:
 
     results: tuple[tuple[str, ModelingResult], ...]
     predicted: str | None
+    notes: tuple[str, ...] = ()  # about an input as a whole, e.g. how to read its threads
+    scaled: bool = False  # --scaling strong made the values total effort
 
     @property
     def empty(self) -> bool:
@@ -75,6 +77,7 @@ def model(request: ModelRequest) -> ModelOutcome:
         raise UsageError(f"--level must lie between 0 and 1, got {request.level}")
     name, at = parse_size(request.predict)
     results = []
+    notes: list[str] = []
     label: str | None = None
     for path in request.inputs:
         mset = load(path, request.format, request.scaling, request.inclusive)
@@ -92,4 +95,19 @@ def model(request: ModelRequest) -> ModelOutcome:
             label = numbers.at(name or mset.parameters[0], at)
         fitted = model_measurements(mset, impl, predict_at=at, level=request.level)
         results.append((str(path), fitted))
-    return ModelOutcome(tuple(results), label)
+        note = _threads_note(path, request.scaling, fitted)
+        notes += [note] if note else []
+    scaled = (request.scaling or "").startswith("strong")
+    return ModelOutcome(tuple(results), label, tuple(notes), scaled)
+
+
+def _threads_note(path: Path, scaling: str | None, fitted: ModelingResult) -> str | None:
+    """A Score-P folder read ``weak`` whose call paths have locations that recorded 0."""
+    zeroed = [m for m in fitted.models if m.extra("zero_values")]
+    if not zeroed or scaling not in (None, "weak") or not path.is_dir():
+        return None
+    return (
+        f"{path}: locations that recorded 0 (threads or processes that did not run the call "
+        f"path) count as values under --scaling weak, in {len(zeroed)} of its kernels; "
+        "--scaling weak_threaded leaves them out, as Extra-P's option of that name does"
+    )

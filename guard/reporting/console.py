@@ -94,6 +94,13 @@ def print_skipped(results: Sequence[tuple[str, ModelingResult]]) -> None:
             )
 
 
+def print_notes(notes: Sequence[str]) -> None:
+    """One stderr line per note."""
+    console = err()
+    for note in notes:
+        console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True)
+
+
 def print_models(
     results: Sequence[tuple[str, ModelingResult]], predicted: str | None, scaled: bool = False
 ) -> None:

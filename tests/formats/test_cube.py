@@ -130,6 +130,21 @@ def test_weak_threaded_leaves_out_locations_that_recorded_zero(tmp_path: Path) -
     assert threaded.kernel("main", "visits").points[0].values == (0.0,) * 4  # all 0: kept
 
 
+def test_model_points_a_threaded_folder_at_weak_threaded(tmp_path: Path) -> None:
+    """Threads that never ran a call path record 0; read weak they are values, and model
+    says which option leaves them out (Extra-P's simple_threaded set reads O(1) weak)."""
+    from guard.app.model import ModelRequest, model
+
+    for p in PROCESSES:
+        per_thread = [float(p), 0.0, float(p) * 1.01, 0.0]
+        values = {"time": {"main": per_thread}, "visits": {"main": [1, 1, 1, 1]}}
+        write_cubex(tmp_path / f"omp.t{p}.r1" / "profile.cubex", {"main": {}}, METRICS, values, 4)
+    (note,) = model(ModelRequest((tmp_path,))).notes
+    assert "count as values under --scaling weak, in 1 of its kernels" in note
+    assert "--scaling weak_threaded leaves them out" in note
+    assert model(ModelRequest((tmp_path,), scaling="weak_threaded")).notes == ()
+
+
 def test_inclusive_values_when_asked(tmp_path: Path) -> None:
     from guard.formats import cube
 
