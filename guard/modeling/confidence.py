@@ -10,10 +10,13 @@ Without repetitions the per-point error is not measured, and three or four singl
 leave almost nothing of the residual to estimate it from: weighing the hypotheses with
 the best fit's residual as the error makes the near-exact fits of any class look certain
 (stated 90% intervals covered 57-86% of seed 004's functions at 3 sizes).  There the error
-is integrated out instead (``_unknown_noise``): a log-uniform prior over 0.2-20% per point,
+is integrated out instead (``_unknown_noise``): a log-uniform prior over 2-20% per point,
 each hypothesis weighed by its prior and ``sigma^-(P - m) exp(-rss / 2 sigma^2)`` at every
 grid value, its prediction spread by that sigma -- a Student-t-like mixture that is wide
-exactly where the values cannot say how noisy they are.
+exactly where the values cannot say how noisy they are.  The prior starts at 2%, not lower:
+three values that happen to line up would otherwise pull the error down to a fraction of a
+percent (at +-10% noise such intervals covered 80.5% of seed 004's functions, 88.6-89.3%
+from 2%), and a single measured time rarely carries less.
 """
 
 from __future__ import annotations
@@ -161,7 +164,7 @@ def _envelope(
     return np.exp(low), np.exp(high)
 
 
-_SIGMA_GRID = np.geomspace(0.002, 0.2, 25)  # unrepeated values' error, log-uniform prior
+_SIGMA_GRID = np.geomspace(0.02, 0.2, 25)  # unrepeated values' error, log-uniform prior
 
 
 def _unknown_noise(

@@ -85,7 +85,31 @@ def test_single_values_state_intervals_that_admit_the_unknown_noise(points, nois
     # integrates over it.  Weighing by the best fit's own residual covered 57-86% here.
     covered, width = coverage_and_width(*kernels(points, 600, seed=4, noise=noise, repetitions=1))
     assert covered >= 0.85  # 0.45-0.68 before, at 3 sizes
-    assert width < (3.0 if points == 3 else 2.0)  # median high / low: wide, not useless
+    # median high / low: wide, not useless (the error prior starts at 2%: confidence.py)
+    assert width < (3.0 if points == 3 else 2.1)
+
+
+def test_three_single_values_with_log_factors_at_10_percent_noise_are_covered():
+    # Seed 004's kind of truth (c0, c1 U[0.001, 1000], log and log^2 factors), one value at
+    # each of 32, 64, 128, +-10%, predicted at 512.  Three values that happen to line up
+    # pulled the integrated error toward 0.2% and the intervals covered 78%; from a 2% floor
+    # (confidence.py) 88%.
+    rng = np.random.default_rng(5)
+    classes = [(0, 1), (0, 2), (0.25, 2), (0.5, 1), (0.5, 2), (1, 0), (1, 1), (1, 2), (1.5, 1)]
+    x, at = np.array([32.0, 64.0, 128.0]), 512.0
+    kernels_, truth = [], []
+    for k in range(540):
+        a, b = classes[k % len(classes)]
+        c0, c1 = rng.uniform(0.001, 1000, 2)
+        value = lambda n, a=a, b=b, c0=c0, c1=c1: c0 + c1 * n**a * np.log2(n) ** b  # noqa: E731
+        y = value(x) * (1 + rng.uniform(-0.1, 0.1, 3))
+        points = tuple(Point((float(xi),), (float(yi),)) for xi, yi in zip(x, y))
+        kernels_.append(Kernel(f"k{k}", "time", points))
+        truth.append(value(at))
+    res = analyze(MeasurementSet(("n",), tuple(kernels_)), predict_at=at, level=0.9)
+    stated = [a.model.extra("prediction").prediction for a in res]
+    covered = np.mean([p.low <= t <= p.high for p, t in zip(stated, truth)])
+    assert covered >= 0.85
 
 
 @pytest.mark.parametrize("points", [2, 3, 4])
