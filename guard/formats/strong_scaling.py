@@ -22,10 +22,9 @@ import numpy as np
 
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, Point
+from .cube import SCALINGS
 
-__all__ = ["FOLDER_SCALINGS", "falling_parameters", "parse", "total_effort"]
-
-FOLDER_SCALINGS = ("weak", "weak_threaded", "strong")
+__all__ = ["falling_parameters", "parse", "total_effort"]
 
 
 def parse(scaling: str | None) -> tuple[str | None, str | None]:
@@ -33,7 +32,7 @@ def parse(scaling: str | None) -> tuple[str | None, str | None]:
     if scaling is None:
         return None, None
     kind, sep, name = scaling.partition("=")
-    if kind not in FOLDER_SCALINGS or (sep and (kind != "strong" or not name)):
+    if kind not in SCALINGS or (sep and (kind != "strong" or not name)):
         raise UsageError(
             f"--scaling must be weak, weak_threaded, strong or strong=PARAMETER, got {scaling!r}"
         )

@@ -171,14 +171,14 @@ def _analyze(
         models = _model_single(mset, impl, by_kernel, predict_at, level)
     for key, ls in by_kernel.items():
         if key in models and ls:
-            models[key] = _with_growth(models[key], ls)
+            models[key] = _with_marks(models[key], ls)
     return [
         KernelAnalysis(k, by_kernel.get(k.key, ()), models.get(k.key), problems[k.key])
         for k in mset.kernels
     ]
 
 
-def _with_growth(model: Model, lines: tuple[LineEvidence, ...]) -> Model:
+def _with_marks(model: Model, lines: tuple[LineEvidence, ...]) -> Model:
     """The model, marked exponential-like where a line grows faster than any class, and
     falling where a line's values drop at every step (the classes describe growth)."""
     top = max(lines, key=lambda le: float(le.group.beyond.probability[le.row]))

@@ -117,10 +117,10 @@ def falling(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def falls_json(x: np.ndarray, y: np.ndarray, parameter: str) -> dict[str, object] | None:
     """The models@1 ``falls`` field of one line (point values ``y`` at sizes ``x``), when it
     falls (see ``falling``)."""
-    if not falling(x, np.asarray(y, dtype=float)[None, :])[0]:
-        return None
     order = np.argsort(x)
     xs, ys = np.asarray(x, dtype=float)[order], np.asarray(y, dtype=float)[order]
+    if not falling(xs, ys[None, :])[0]:
+        return None
     return {
         "parameter": parameter,
         "factor": float(ys[-1] / ys[0]),
