@@ -81,8 +81,16 @@ def bound(case: Case) -> str:
     return "<= " + case.base_class.replace("sqrt n", "n^0.5")
 
 
-def perfguard_verdicts(cases: list[Case], run: RunInfo | None = None) -> dict[str, np.ndarray]:
-    """perfguard's fails in both modes (bool arrays in case order)."""
+def perfguard_verdicts(
+    cases: list[Case], run: RunInfo | None = None, per_case: bool = False
+) -> dict[str, np.ndarray]:
+    """perfguard's fails in both modes (bool arrays in case order).
+
+    All cases are one run's kernels by default, so the run's drift is read off all of them;
+    ``per_case`` checks each case on its own, as a user with one kernel per file would."""
+    if per_case:
+        parts = [perfguard_verdicts([c], run) for c in cases]
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     current = measurement_set(cases, "candidate", run)
     baseline = measurement_set(cases, "baseline", run)
     reg = check(current, baseline, CheckOptions())
@@ -137,7 +145,7 @@ def run_level(generator: str, level: float, args: argparse.Namespace) -> dict:
     cases = generate(generator, level, args.count, args.seed, factors)
     t0 = time.perf_counter()
     run = RunInfo(machine={"caches": cache_sizes()}) if args.caches else None
-    ours = perfguard_verdicts(cases, run)
+    ours = perfguard_verdicts(cases, run, args.per_case)
     seconds = time.perf_counter() - t0
     limit = reference_fails(cases)
     row: dict = {"generator": generator, "level": level, "cases": len(cases)}
@@ -229,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
         "1/HI-1/LO faster (default 1.1-1.3 slower, 0.7-1.0 faster)",
     )
     ap.add_argument("--caches", action="store_true", help="record this machine's cache sizes")
+    ap.add_argument(
+        "--per-case", action="store_true", help="check each case alone (one kernel a run)"
+    )
     args = ap.parse_args(argv)
     if args.caches:
         print(f"every set records this machine's cache sizes: {cache_sizes()}")
@@ -242,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
             print(_line(row), flush=True)
     tag = f"-factors{args.factors.replace(',', '-')}" if args.factors else ""
     tag += "-caches" if args.caches else ""
+    tag += "-per-case" if args.per_case else ""
     name = Path(args.out) / f"gate-seed{args.seed}{tag}.json"
     name.write_text(json.dumps(rows, indent=1))
     print(f"\n{summary_table(rows)}\n\n{operating_point_table(rows)}\n\n{pair_table(rows)}\n")
