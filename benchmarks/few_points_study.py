@@ -131,6 +131,8 @@ RULES: dict[str, Rule] = {
     "evidence (shown class)": lambda ev: ev.best,
     "posterior class quantile 0.5": class_quantile(0.5),
     "posterior class quantile 0.3": class_quantile(0.3),
+    "posterior class quantile 0.2": class_quantile(0.2),
+    "posterior class quantile 0.1": class_quantile(0.1),
     "predictive median at 4x": predictive_median(relative=False),
     "relative-loss optimum at 4x": predictive_median(relative=True),
     **{f"least growing within s = {s:g}%": least_within_floor(s / 100) for s in (0.3, 1, 2, 5)},

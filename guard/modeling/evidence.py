@@ -165,7 +165,7 @@ _P_HI = np.array([SPACE.singles.index(hi) for _, hi in SPACE.pairs])
 _TOP_ALPHA = np.array([float(CLASSES[c][0]) for c in _LEAD])  # (H,) each hypothesis's class
 FEW_POINTS = 5  # lines shorter than this get the classes up to _FEW_POINTS_MAX_ALPHA only
 _FEW_POINTS_MAX_ALPHA = 3.0
-FEW_POINTS_QUANTILE = 0.3  # their shown class: the posterior's 30% quantile in growth order
+FEW_POINTS_QUANTILE = 0.2  # their shown class: the posterior's 20% quantile in growth order
 _CLASS_BASE = np.array([0] + [1 + SPACE.singles.index(c) for c in CLASSES[1:]])
 _CLASS_COST = np.array([0.0] + [term_cost(a, b) for a, b in CLASSES[1:]])
 

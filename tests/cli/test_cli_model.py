@@ -292,7 +292,7 @@ def test_three_sizes_say_why_the_class_shown_is_not_the_likeliest(tmp_path: Path
     out = perfguard("model", path)
     assert out.returncode == 0, out.stderr
     assert "3 sizes cannot tell neighbouring classes apart" in out.stderr
-    assert "70% of the probability at or above it" in out.stderr
+    assert "80% of the probability at or above it" in out.stderr
     assert "measure 5 or more sizes" in out.stderr and "raise the repetitions" not in out.stderr
 
 
