@@ -33,13 +33,20 @@ import regression_gate  # noqa: E402
 from limit_reference import reference_fails  # noqa: E402
 
 from guard.modeling.analysis import kernel_lines, line_evidence  # noqa: E402
-from guard.modeling.evidence import _LEAD, CLASSES, class_evidence  # noqa: E402
+from guard.modeling.evidence import CLASSES, SPACE, class_evidence  # noqa: E402
+
+LEAD = SPACE.lead  # (H,) class index of every hypothesis; CLASSES ascend in growth
 
 
 def misfit(rss: np.ndarray, bound: np.ndarray) -> np.ndarray:
     """Best in-bound RSS minus best above-bound RSS (K,), for bound class indices (K,)."""
-    inside = _LEAD[None, :] <= bound[:, None]
+    inside = LEAD[None, :] <= bound[:, None]
     return np.where(inside, rss, np.inf).min(1) - np.where(~inside, rss, np.inf).min(1)
+
+
+def _tile(a: np.ndarray, times: int) -> np.ndarray:
+    """``times`` copies of a (K,) or (K, P) array stacked along the first axis."""
+    return np.tile(a, times) if a.ndim == 1 else np.tile(a, (times, 1))
 
 
 def p_values(cases: list, draws: int, dof: float, seed: int) -> tuple[list, np.ndarray]:
@@ -58,7 +65,7 @@ def p_values(cases: list, draws: int, dof: float, seed: int) -> tuple[list, np.n
     )
     error2 = ev.sigma**2
     observed = misfit(ev.rss, bound) / error2
-    inside = _LEAD[None, :] <= bound[:, None]
+    inside = LEAD[None, :] <= bound[:, None]
     null = np.argmin(np.where(inside & np.isfinite(ev.log_weight), ev.rss, np.inf), axis=1)
     fitted = np.array([ev.fitted(k, null[k]) for k in range(len(cases))])
     rng = np.random.default_rng(seed)
@@ -69,17 +76,16 @@ def p_values(cases: list, draws: int, dof: float, seed: int) -> tuple[list, np.n
     y = (fitted[None] * (1 + ev.sigma[None, :, None] * np.sqrt(ev.variance)[None] * eps)).reshape(
         draws * len(cases), -1
     )
-    tile = lambda a: np.tile(a, draws) if a.ndim == 1 else np.tile(a, (draws, 1))  # noqa: E731
     drawn = class_evidence(
         ev.x,
         y,
-        tile(ev.noise),
-        tile(ev.repetitions),
+        _tile(ev.noise, draws),
+        _tile(ev.repetitions, draws),
         ev.settings,
-        tile(ev.variance),
-        tile(ev.drift),
+        _tile(ev.variance, draws),
+        _tile(ev.drift, draws),
     )
-    null_stat = (misfit(drawn.rss, tile(bound)) / tile(error2)).reshape(draws, -1)
+    null_stat = (misfit(drawn.rss, _tile(bound, draws)) / _tile(error2, draws)).reshape(draws, -1)
     return cases, (1 + (null_stat >= observed[None]).sum(0)) / (1 + draws)
 
 

@@ -155,10 +155,10 @@ def test_few_sizes_show_the_posteriors_20_percent_class_and_the_gate_names_the_s
     ev = class_evidence(x, y, np.full(len(y), np.nan), np.ones(len(y)))
     below = np.cumsum(ev.class_probabilities, axis=1)
     rows = np.arange(len(y))
-    assert FEW_POINTS_QUANTILE == 0.2
-    assert np.all(below[rows, ev.shown_class] >= 0.2 - 1e-9)
+    q = FEW_POINTS_QUANTILE
+    assert np.all(below[rows, ev.shown_class] >= q - 1e-9)
     shown = ev.shown_class
-    assert np.all((shown == 0) | (below[rows, np.maximum(shown - 1, 0)] < 0.2))
+    assert np.all((shown == 0) | (below[rows, np.maximum(shown - 1, 0)] < q))
     assert np.sum(shown != np.argmax(ev.class_probabilities, axis=1)) > 5  # it mattered
     # ... and the gate's reasons name the classes the models show.
     base, _, _ = kernels(4, 6, seed=8, noise=0.02, repetitions=1)
