@@ -12,7 +12,11 @@ size ``--draws`` times (eps normal, or Student-t with ``--dof`` degrees of freed
 unit sd) through the same ``class_evidence``.  A case fails at level alpha when its p-value
 is below alpha; "or" also fails what the gate fails.  The regression generator mixes size
 sets, and one ``class_evidence`` needs one: only the cases of its commonest set are used.
-docs/benchmarks.md has the results and why this is not in the gate.
+docs/benchmarks.md has the results and why this form is not in the gate.  The gate's bound
+test (``guard/checking/bound_test.py``) grew out of it: its statistic is read off plain
+least-squares fits instead of the evidence's visibility-pinned ones (which made the
+prototype reject ``<= log n`` kernels far too often), and it must hold with any one size
+left out.
 """
 
 from __future__ import annotations

@@ -9,6 +9,11 @@ runs as a separate process; its wall time and peak RSS (``ru_maxrss`` of the chi
 reported, best of ``--repeat``.
 
     .venv/bin/python benchmarks/check_scale.py [--counts 100,1000,4000,10000] [--repeat 3]
+        [--max-class EXPR]
+
+``--max-class n`` also judges every kernel against a bound (a sixth of them, n log n, just
+above it), so the bound's statistics -- the posterior, the held-out sizes and the bound test
+-- are timed too.
 """
 
 from __future__ import annotations
@@ -45,13 +50,16 @@ def measurements(count: int, seed: int, regress: bool) -> dict:
     return {"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": kernels}
 
 
-def run_check(candidate: Path, baseline: Path) -> tuple[float, float, int]:
+def run_check(
+    candidate: Path, baseline: Path, max_class: str | None = None
+) -> tuple[float, float, int]:
     """Wall seconds, peak RSS (MB) and exit code of one whole ``perfguard check``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
     args = [sys.executable, "-m", "guard.cli", "check", str(candidate)]
     done = subprocess.run(
-        [*args, "--baseline", str(baseline), "--json"],
+        [*args, "--baseline", str(baseline), "--json"]
+        + (["--max-class", max_class] if max_class else []),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -67,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--counts", default="100,1000,4000,10000")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--max-class", default=None, help="a bound for every kernel, e.g. n")
     args = ap.parse_args(argv)
     print("| kernel pairs | time (s, best) | ms per pair | peak memory (MB) |")
     print("|---:|---:|---:|---:|")
@@ -75,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             base, cand = Path(tmp) / f"base{count}.json", Path(tmp) / f"cand{count}.json"
             base.write_text(json.dumps(measurements(count, 1, regress=False)))
             cand.write_text(json.dumps(measurements(count, 2, regress=True)))
-            runs = [run_check(cand, base) for _ in range(args.repeat)]
+            runs = [run_check(cand, base, args.max_class) for _ in range(args.repeat)]
             best = min(r[0] for r in runs)
             peak = max(r[1] for r in runs)
             print(

@@ -140,7 +140,10 @@ Confidence = Annotated[
     float | None,
     Opt(
         "--confidence",
-        help=f"How sure a failure must be (default {CONFIDENCE:g}).",
+        help=(
+            f"How sure a failure must be (default {CONFIDENCE:g}); "
+            "1 minus it is the bound test's level."
+        ),
         show_default=False,
     ),
 ]

@@ -1,9 +1,10 @@
 """Every number a check's verdicts need, computed in batches before a sentence is written.
 
 The analysis already holds kernels in batches that share their sizes; the verdicts' own
-statistics -- P(a bound is exceeded), P(the class grew), and the same with each size left
-out -- are computed here over whole batches too, so ``check`` costs a few milliseconds per
-kernel whatever the number of kernels (a Score-P profile has thousands of call paths).
+statistics -- P(a bound is exceeded), the bound test's p-value, P(the class grew), and the
+same with each size left out -- are computed here over whole batches too, so ``check``
+costs a few milliseconds per kernel whatever the number of kernels (a Score-P profile has
+thousands of call paths).
 check.py turns the numbers into verdicts and sentences.
 """
 
@@ -13,19 +14,31 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import Evidence, EvidenceSettings, class_evidence
+from .bound_test import HELD_OUT_DRAWS, bound_p_values, evidence_p_values
 from .evidence import ClassView, compare_runs, probability_outside
 
-__all__ = ["Comparison", "HeldOut", "bound_probabilities", "compare_pairs", "held_out_bounds"]
+__all__ = [
+    "BoundNumbers",
+    "Comparison",
+    "HeldOut",
+    "bound_numbers",
+    "bound_probabilities",
+    "compare_pairs",
+    "held_out_bounds",
+    "held_out_tests",
+]
 
 
 @dataclass(frozen=True)
 class HeldOut:
-    """The smallest probability with one size left out, and that size (nan: none left out)."""
+    """The worst value with one size left out -- the smallest probability, or the largest
+    p-value of the bound test -- and that size (nan: none left out)."""
 
     probability: float
     size: float
@@ -45,6 +58,67 @@ class Comparison:
     def grew(self) -> bool:
         """The candidate's shown class is above the baseline's."""
         return self.cand_class > self.base_class
+
+
+class BoundNumbers(NamedTuple):
+    """One line against one bound: the posterior and the bound test (bound_test.py)."""
+
+    p: float  # P(the line's class exceeds the bound)
+    held_out: HeldOut | None = None  # P with the most telling size left out (p decisive)
+    tested: float = math.nan  # the bound test's p-value (NaN: not run)
+    held_test: HeldOut | None = None  # the largest p-value with one size left out
+
+    def confident(self, confidence: float) -> bool:
+        """The posterior is decisive (it may still hinge on one size)."""
+        return self.p >= confidence
+
+    def fails(self, confidence: float, settings: EvidenceSettings) -> bool:
+        """Decisive without hinging on one size: by the posterior (still ``held_out`` likely
+        with any size left out), or by the test at level 1 - confidence (still under
+        ``held_out_level`` with any size left out)."""
+        by_posterior = (
+            self.confident(confidence)
+            and self.held_out is not None
+            and self.held_out.probability >= settings.held_out
+        )
+        by_test = (
+            self.tested < 1 - confidence
+            and self.held_test is not None
+            and self.held_test.probability < settings.held_out_level
+        )
+        return by_posterior or by_test
+
+
+def bound_numbers(
+    lines: Sequence[LineEvidence],
+    admitted: np.ndarray,
+    settings: EvidenceSettings,
+    confidence: float,
+    suggestive: float,
+) -> list[BoundNumbers]:
+    """The posterior of every line's violation; where it is decisive, the same with each
+    size left out; where it is likely but does not fail, the bound test (and its held-out
+    p-values where it is significant)."""
+    p = bound_probabilities(lines, admitted, settings)
+    shown = [int(le.group.shown_class[le.row]) for le in lines]
+    outside = [i for i in range(len(lines)) if not admitted[i, shown[i]]]
+    numbers = [BoundNumbers(float(v)) for v in p]
+    sure = [i for i in outside if numbers[i].confident(confidence)]
+    for i, h in zip(sure, held_out_bounds([lines[i] for i in sure], admitted[sure])):
+        numbers[i] = numbers[i]._replace(held_out=h)
+    likely = [
+        i for i in outside if p[i] >= suggestive and not numbers[i].fails(confidence, settings)
+    ]
+    tested = bound_p_values([lines[i] for i in likely], admitted[likely], 1 - confidence)
+    for i, t in zip(likely, tested):
+        numbers[i] = numbers[i]._replace(tested=float(t))
+    significant = [i for i in likely if numbers[i].tested < 1 - confidence]
+    held = held_out_tests(
+        [lines[i] for i in significant], admitted[significant], settings.held_out_level
+    )
+    for i, h in zip(significant, held):
+        numbers[i] = numbers[i]._replace(held_test=h)
+    return numbers
 
 
 def bound_probabilities(
@@ -76,6 +150,29 @@ def held_out_bounds(lines: Sequence[LineEvidence], admitted: np.ndarray) -> list
         for j, i in enumerate(members):
             out[i] = HeldOut(float(worst[j]), float(where[j]))
     return [h if h is not None else HeldOut(1.0, math.nan) for h in out]
+
+
+def held_out_tests(
+    lines: Sequence[LineEvidence], admitted: np.ndarray, level: float = 1.0
+) -> list[HeldOut]:
+    """For each line, the bound test's largest p-value with one size left out, and that size
+    (p-values of ``level`` or more are lower bounds: see ``evidence_p_values``)."""
+    out: list[HeldOut] = [HeldOut(1.0, math.nan)] * len(lines)
+    for members in _by_group(lines).values():
+        first = lines[members[0]]
+        if len(first.group.x) <= DECIDING_POINTS:
+            continue
+        rows = first.group.rows([lines[i].row for i in members])
+        worst = np.full(len(members), -np.inf)
+        where = np.full(len(members), np.nan)
+        for x in np.sort(first.group.x):
+            p = evidence_p_values(_without(rows, x), admitted[members], level, HELD_OUT_DRAWS)
+            p = np.where(np.isfinite(p), p, 1.0)
+            higher = p > worst
+            worst, where = np.where(higher, p, worst), np.where(higher, x, where)
+        for j, i in enumerate(members):
+            out[i] = HeldOut(float(worst[j]), float(where[j]))
+    return out
 
 
 def compare_pairs(

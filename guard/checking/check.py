@@ -5,7 +5,9 @@ Fail only on strong evidence: a declared bound (the kernel's expectation or the 
 at least ``confidence``; weaker evidence (``suggestive`` or more) is inconclusive and says
 what would decide it.  A bound's violation must also not hinge on one size: with any one
 size left out it must stay at least ``EvidenceSettings.held_out`` likely, or the verdict is
-inconclusive and names the size to re-measure.  Multi-parameter kernels are judged one
+inconclusive and names the size to re-measure.  A likely violation the posterior does not
+fail gets the bound test (bound_test.py) at level ``1 - confidence``, which must also hold
+(at ``held_out_level``) with any one size left out.  Multi-parameter kernels are judged one
 parameter at a time along their longest line of points (the others fixed), against the
 bound's order in that parameter.
 """
@@ -32,7 +34,15 @@ from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import SPACE, Evidence, EvidenceSettings
 from ..modeling.growth import misfit
 from ..modeling.pmnf import Model
-from .batch import Comparison, HeldOut, bound_probabilities, compare_pairs, held_out_bounds
+from .batch import (
+    BoundNumbers,
+    Comparison,
+    HeldOut,
+    bound_numbers,
+    bound_probabilities,
+    compare_pairs,
+)
+from .bound_test import DRAWS
 from .classes import GrowthClass, Order
 from .evidence import CLASSES
 from .expectation import Expectation, ExpectationError, parse_class, parse_expectation
@@ -203,7 +213,9 @@ def _bends(
     if len(current.parameters) != 1:
         return {}
     failing = {
-        key for (key, _k, _p), (p, _h) in judge.numbers.bounds.items() if p >= judge.opts.confidence
+        key
+        for (key, _k, _p), b in judge.numbers.bounds.items()
+        if b.confident(judge.opts.confidence) or b.fails(judge.opts.confidence, judge.opts.settings)
     }
     found: dict[tuple[str, str], tuple[float, float]] = {}
     sides: dict[str, list[Kernel]] = {"beyond": [], "before": []}
@@ -247,17 +259,20 @@ _BoundKey = tuple[tuple[str, str], str, str]  # (kernel key, kind, parameter)
 class _Scored(NamedTuple):
     """One line of a kernel scored against a bound."""
 
-    p: float  # P(the line's class exceeds the bound)
     line: LineEvidence
     admitted: np.ndarray  # (C,) the classes the bound admits
-    held_out: HeldOut | None  # the violation with the most telling size left out
+    numbers: BoundNumbers
+
+    @property
+    def p(self) -> float:
+        return self.numbers.p
 
 
 @dataclass(frozen=True)
 class _Numbers:
     """The batched statistics of a check (batch.py), looked up by kernel and line."""
 
-    bounds: dict[_BoundKey, tuple[float, HeldOut | None]]
+    bounds: dict[_BoundKey, BoundNumbers]
     comparisons: dict[tuple[tuple[str, str], str], Comparison]
 
 
@@ -285,15 +300,9 @@ def _prepare(
             pair_keys.append((key, cand.parameter))
     settings = judge.opts.settings
     admitted = np.array(masks).reshape(len(masks), len(CLASSES))
-    p = bound_probabilities(lines, admitted, settings)
-    decisive = [
-        i
-        for i in range(len(lines))
-        if p[i] >= judge.opts.confidence and not admitted[i, _shown(lines[i])]
-    ]
-    held = held_out_bounds([lines[i] for i in decisive], admitted[decisive])
-    held_by = dict(zip(decisive, held))
-    bounds = {k: (float(p[i]), held_by.get(i)) for i, k in enumerate(keys)}
+    opts = judge.opts
+    numbers = bound_numbers(lines, admitted, settings, opts.confidence, opts.suggestive)
+    bounds = dict(zip(keys, numbers))
     compared = compare_pairs(pairs, settings, judge.opts.confidence)
     return _Numbers(bounds, dict(zip(pair_keys, compared)))
 
@@ -442,8 +451,8 @@ class _Judge:
     def _score(
         self, key: tuple[str, str], le: LineEvidence, expectation: Expectation, kind: str
     ) -> _Scored:
-        p, held_out = self.numbers.bounds[key, kind, le.parameter]
-        return _Scored(p, le, self.admitted(le.line.parameter, expectation), held_out)
+        numbers = self.numbers.bounds[key, kind, le.parameter]
+        return _Scored(le, self.admitted(le.line.parameter, expectation), numbers)
 
     def _decisive(
         self,
@@ -458,20 +467,19 @@ class _Judge:
         the finding inconclusive; None when no line is confident with its class outside."""
         hinge: tuple[_Scored, HeldOut] | None = None
         for item in scored:
-            if not item.p >= self.opts.confidence:
-                break
-            if item.admitted[_shown(item.line)] or item.held_out is None:
+            if item.admitted[_shown(item.line)]:
                 continue  # decisive mass outside, yet the class a person reads is inside
-            if item.held_out.probability >= self.opts.settings.held_out:
+            if item.numbers.fails(self.opts.confidence, self.opts.settings):
                 message = _bound_message(item.line, item.admitted, expectation, item.p, kind)
+                message += _test_message(item.numbers.tested)
                 bend = self._excused(key, item.admitted, expectation, item.line)
                 if bend is not None:
                     findings.undecide(Reason(kind, f"{message}; {bend}"))
                 else:
-                    findings.add(kind, item.p, message)
+                    findings.add(kind, item.p, message, decisive=True)
                 return item.p
-            if hinge is None:
-                hinge = (item, item.held_out)
+            if hinge is None and item.numbers.held_out is not None:
+                hinge = (item, item.numbers.held_out)
         if hinge is None:
             return None
         item, held = hinge
@@ -794,10 +802,12 @@ class _Findings:
         self.failed = self.undecided = self.violates = self.regression = False
         self.weak: str | None = None  # why class findings cannot fail (too few sizes)
 
-    def add(self, kind: str, p: float, message: str) -> None:
-        if p >= self.confidence and self.weak and kind in _CLASS_KINDS:
+    def add(self, kind: str, p: float, message: str, decisive: bool | None = None) -> None:
+        """A finding of probability p; ``decisive`` overrides p >= confidence (a test)."""
+        decisive = p >= self.confidence if decisive is None else decisive
+        if decisive and self.weak and kind in _CLASS_KINDS:
             self.undecide(Reason(kind, f"{message} ({self.weak})"))
-        elif p >= self.confidence:
+        elif decisive:
             self.failed = True
             self.violates |= kind in ("expectation", "max_class")
             self.regression |= kind == "regression"
@@ -886,6 +896,17 @@ def _bound_message(
                 f"{_best_curve(closest)}"
             )
     return text
+
+
+def _test_message(tested: float) -> str:
+    """What the bound test adds to a violation's sentence (nothing where it did not run)."""
+    if not tested < 1:
+        return ""
+    closer = round((1 - tested) * (DRAWS + 1))
+    return (
+        f"; redrawn {DRAWS} times with this kernel's noise, the bound's best fit misses "
+        f"by less than the measured values {closer} times (p = {tested:.2g})"
+    )
 
 
 def _best_curve(closest: str) -> str:

@@ -88,6 +88,7 @@ class EvidenceSettings:
     fit_floor: float = 3e-3
     clip: float = 4.0
     held_out: float = 0.6
+    held_out_level: float = 0.25  # the bound test's p-value, with any one size left out
     prior_dof: float = 30.0
     visible: float = 3.0
     simplicity: float = 0.25
