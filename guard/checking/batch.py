@@ -20,7 +20,7 @@ import numpy as np
 
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import Evidence, EvidenceSettings, class_evidence
-from .bound_test import HELD_OUT_DRAWS, bound_p_values, evidence_p_values
+from .bound_test import DRIFT_KERNELS, HELD_OUT_DRAWS, bound_p_values, evidence_p_values
 from .evidence import ClassView, compare_runs, probability_outside
 
 __all__ = [
@@ -160,7 +160,7 @@ def held_out_tests(
     out: list[HeldOut] = [HeldOut(1.0, math.nan)] * len(lines)
     for members in _by_group(lines).values():
         first = lines[members[0]]
-        if len(first.group.x) <= DECIDING_POINTS:
+        if len(first.group.x) <= DECIDING_POINTS or first.drift_kernels < DRIFT_KERNELS:
             continue
         rows = first.group.rows([lines[i].row for i in members])
         worst = np.full(len(members), -np.inf)

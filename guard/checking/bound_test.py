@@ -20,8 +20,11 @@ likely but not decisive gets a frequentist second look, at the level ``1 - confi
 
 The draws are the same standard normal numbers for every line (seeded): a line's verdict
 does not depend on which other kernels share its run or in what order.  Only lines with
-measured repetition noise and at least ``DECIDING_POINTS`` sizes are tested: without
-either the error is not known well enough to state a level.
+measured repetition noise and at least ``DECIDING_POINTS`` sizes, in a run whose per-size
+drift was read off at least ``DRIFT_KERNELS`` kernels, are tested: without these the
+per-point error is not known well enough to state a level (a run of one kernel leans on
+the drift assumed in ``EvidenceSettings``, and on a benchmark whose drift is larger the
+test would reject far more than 1%).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from ..modeling.single_term import fit_constant, fit_single_terms
 __all__ = ["DRAWS", "HELD_OUT_DRAWS", "bound_p_values", "evidence_p_values"]
 
 DRAWS = 400  # redraws of the bound's best fit per line: p-values in steps of 1 / 401
+DRIFT_KERNELS = 20  # the run's drift must be read off this many kernels (4x its prior's weight)
 HELD_OUT_DRAWS = 100  # enough to tell a p-value from ``held_out_level`` (0.25)
 _SEED = 20261126
 _ROWS_PER_CHUNK = 2_048  # (rows, terms, sizes) temporaries of the refits stay ~6 MB
@@ -61,7 +65,7 @@ def bound_p_values(
         groups[id(le.group)].append(i)
     for members in groups.values():
         first = lines[members[0]]
-        if len(first.group.x) < DECIDING_POINTS:
+        if len(first.group.x) < DECIDING_POINTS or first.drift_kernels < DRIFT_KERNELS:
             continue
         ev = first.group.rows([lines[i].row for i in members])
         out[members] = evidence_p_values(ev, np.asarray(admitted)[members], level)

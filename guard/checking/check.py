@@ -303,7 +303,7 @@ def _prepare(
     opts = judge.opts
     numbers = bound_numbers(lines, admitted, settings, opts.confidence, opts.suggestive)
     bounds = dict(zip(keys, numbers))
-    compared = compare_pairs(pairs, settings, judge.opts.confidence)
+    compared = compare_pairs(pairs, settings, opts.confidence)
     return _Numbers(bounds, dict(zip(pair_keys, compared)))
 
 
@@ -904,8 +904,8 @@ def _test_message(tested: float) -> str:
         return ""
     closer = round((1 - tested) * (DRAWS + 1))
     return (
-        f"; redrawn {DRAWS} times with this kernel's noise, the bound's best fit misses "
-        f"by less than the measured values {closer} times (p = {tested:.2g})"
+        f"; redrawn {DRAWS} times with this kernel's noise, the bound's best fit misses by "
+        f"less than the measured values {closer} times (p = {tested:.2g})"
     )
 
 

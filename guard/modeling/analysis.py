@@ -11,6 +11,7 @@ multi-parameter modeler and one line of evidence per parameter for the gate.
 from __future__ import annotations
 
 import functools
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,6 +56,7 @@ class LineEvidence:
     line: Line
     group: Evidence
     row: int
+    drift_kernels: float = 0.0  # kernels the run's drift was read off (inf: set explicitly)
 
     @functools.cached_property
     def evidence(self) -> Evidence:
@@ -132,12 +134,13 @@ def line_evidence(
         ]
         or [np.empty(0)]
     )
+    read_off = float(np.isfinite(excess).sum()) if s.drift is None else math.inf
     out: list[LineEvidence | None] = [None] * len(lines)
     for b, noise, variance in zip(batches, noises, variances):
         drift = pooled_drift(excess, noise, s)
         ev = class_evidence(b.x, b.y, noise, b.reps, s, variance, drift)
         for row, i in enumerate(b.members):
-            out[i] = LineEvidence(lines[i], ev, row)
+            out[i] = LineEvidence(lines[i], ev, row, read_off)
     return [le for le in out if le is not None]
 
 
