@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from ..modeling.analysis import DECIDING_POINTS, LineEvidence
+from ..modeling.analysis import DECIDING_POINTS, LineEvidence, by_group
 from ..modeling.evidence import Evidence, EvidenceSettings, class_evidence
 from .bound_test import DRIFT_KERNELS, HELD_OUT_DRAWS, bound_p_values, evidence_p_values
 from .evidence import ClassView, compare_runs, probability_outside
@@ -132,24 +132,11 @@ def bound_probabilities(
 
 def held_out_bounds(lines: Sequence[LineEvidence], admitted: np.ndarray) -> list[HeldOut]:
     """For each line, P(outside) with one size left out, at its worst size; batched per batch."""
-    out: list[HeldOut | None] = [None] * len(lines)
-    for members in _by_group(lines).values():
-        first = lines[members[0]]
-        rows = [lines[i].row for i in members]
-        if len(first.group.x) < DECIDING_POINTS:
-            for i in members:
-                out[i] = HeldOut(1.0, math.nan)
-            continue
-        worst = np.full(len(members), np.inf)
-        where = np.full(len(members), np.nan)
-        for x in np.sort(first.group.x):
-            ev = _without(first.group.rows(rows), x)
-            p = probability_outside(ev, admitted[members])
-            better = p < worst
-            worst, where = np.where(better, p, worst), np.where(better, x, where)
-        for j, i in enumerate(members):
-            out[i] = HeldOut(float(worst[j]), float(where[j]))
-    return [h if h is not None else HeldOut(1.0, math.nan) for h in out]
+
+    def p_outside(ev: Evidence, members: list[int]) -> np.ndarray:
+        return probability_outside(ev, admitted[members])
+
+    return _worst_without_a_size(lines, p_outside, worst=np.less)
 
 
 def held_out_tests(
@@ -157,21 +144,42 @@ def held_out_tests(
 ) -> list[HeldOut]:
     """For each line, the bound test's largest p-value with one size left out, and that size
     (p-values of ``level`` or more are lower bounds: see ``evidence_p_values``)."""
-    out: list[HeldOut] = [HeldOut(1.0, math.nan)] * len(lines)
-    for members in _by_group(lines).values():
+
+    def p_value(ev: Evidence, members: list[int]) -> np.ndarray:
+        p = evidence_p_values(ev, admitted[members], level, HELD_OUT_DRAWS)
+        return np.where(np.isfinite(p), p, 1.0)
+
+    return _worst_without_a_size(lines, p_value, np.greater, DRIFT_KERNELS, one_more=True)
+
+
+def _worst_without_a_size(
+    lines: Sequence[LineEvidence],
+    score: Callable[[Evidence, list[int]], np.ndarray],
+    worst: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    drift_kernels: float = 0.0,
+    one_more: bool = False,
+) -> list[HeldOut]:
+    """The worst ``score`` of each line with one size left out (``worst(a, b)``: a is worse
+    than b), and that size; batched.
+
+    Lines shorter than DECIDING_POINTS sizes (``one_more``: than one size more, so that one
+    left out keeps DECIDING_POINTS), or in a run whose drift was read off fewer than
+    ``drift_kernels`` kernels, get HeldOut(1.0, nan).
+    """
+    out = [HeldOut(1.0, math.nan)] * len(lines)
+    for members in by_group(lines).values():
         first = lines[members[0]]
-        if len(first.group.x) <= DECIDING_POINTS or first.drift_kernels < DRIFT_KERNELS:
+        if len(first.group.x) < DECIDING_POINTS + one_more or first.drift_kernels < drift_kernels:
             continue
         rows = first.group.rows([lines[i].row for i in members])
-        worst = np.full(len(members), -np.inf)
+        found = np.full(len(members), np.nan)
         where = np.full(len(members), np.nan)
         for x in np.sort(first.group.x):
-            p = evidence_p_values(_without(rows, x), admitted[members], level, HELD_OUT_DRAWS)
-            p = np.where(np.isfinite(p), p, 1.0)
-            higher = p > worst
-            worst, where = np.where(higher, p, worst), np.where(higher, x, where)
+            value = score(_without(rows, x), members)
+            replace = np.isnan(found) | worst(value, found)
+            found, where = np.where(replace, value, found), np.where(replace, x, where)
         for j, i in enumerate(members):
-            out[i] = HeldOut(float(worst[j]), float(where[j]))
+            out[i] = HeldOut(float(found[j]), float(where[j]))
     return out
 
 
@@ -224,13 +232,6 @@ def _held_out_pairs(
         for j, i in enumerate(members):
             out[i] = HeldOut(float(worst[j]), float(where[j]))
     return out
-
-
-def _by_group(lines: Sequence[LineEvidence]) -> dict[int, list[int]]:
-    groups: dict[int, list[int]] = defaultdict(list)
-    for i, le in enumerate(lines):
-        groups[id(le.group)].append(i)
-    return groups
 
 
 def _without(ev: Evidence, x: float) -> Evidence:

@@ -29,12 +29,11 @@ test would reject far more than 1%).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 
-from ..modeling.analysis import DECIDING_POINTS, LineEvidence
+from ..modeling.analysis import DECIDING_POINTS, LineEvidence, by_group
 from ..modeling.evidence import SPACE, Evidence
 from ..modeling.fitting import power_log_basis
 from ..modeling.single_term import fit_constant, fit_single_terms
@@ -60,10 +59,7 @@ def bound_p_values(
     (no repetition noise, too few sizes, or a bound that admits every class).  p-values of
     ``level`` or more are only known to be at least that (see ``evidence_p_values``)."""
     out = np.full(len(lines), np.nan)
-    groups: dict[int, list[int]] = defaultdict(list)
-    for i, le in enumerate(lines):
-        groups[id(le.group)].append(i)
-    for members in groups.values():
+    for members in by_group(lines).values():
         first = lines[members[0]]
         if len(first.group.x) < DECIDING_POINTS or first.drift_kernels < DRIFT_KERNELS:
             continue

@@ -39,6 +39,7 @@ from .result import CONSTANT_ORDER, Fitted
 __all__ = [
     "DECIDING_POINTS",
     "LineEvidence",
+    "by_group",
     "MIN_LINE_POINTS",
     "fits_of",
     "line_evidence",
@@ -66,6 +67,14 @@ class LineEvidence:
     @property
     def parameter(self) -> str:
         return self.line.parameter
+
+
+def by_group(lines: Sequence[LineEvidence]) -> dict[int, list[int]]:
+    """The indices of ``lines`` by the batch (``group``) their evidence is a row of."""
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i, le in enumerate(lines):
+        groups[id(le.group)].append(i)
+    return groups
 
 
 def kernel_lines(kernel: Kernel, parameters: tuple[str, ...]) -> list[Line]:
