@@ -6,7 +6,7 @@ are checked in both modes; for every verdict:
 * the class the table shows is the class the reasons name ("... measured", "... now"), and
   the baseline class a reason names is the baseline model's class;
 * a failed bound has its shown class outside the bound, and a shown class outside the
-  bound never passes quietly;
+  bound never passes quietly -- also in a run large enough for the bound test;
 * a regression fail has a shown class above the baseline's, and shown growth never
   passes quietly;
 * the model's growing term is visible inside the measured range, so it cannot drive the
@@ -129,6 +129,39 @@ def test_bound_reports_agree_with_their_tables(c: dict) -> None:
     for r in v.reasons:
         if r.kind == "expectation":
             assert same_class(named(r.message, r"^(.+?) measured, "), shown(v)), r.message
+    if v.violates_expectation:
+        assert v.verdict == "fail" and outside
+    if outside:
+        assert v.verdict != "pass", v.reasons
+
+
+def in_a_run(kernel: MeasurementSet, c: dict) -> MeasurementSet:
+    """The kernel among 24 others of the same run (linear under overheads, same noise), so
+    that the run's drift is read off enough kernels for the bound test (bound_test.py)."""
+    rng = np.random.default_rng([c["seed"], 1])
+    others = []
+    for i in range(24):
+        share = rng.uniform(0.05, 0.6)
+        clean = 1e-4 * (share + (1 - share) * curve("n"))
+        values = measure(clean, c["jitter"], rng)
+        points = tuple(Point((x,), tuple(v)) for x, v in zip(SIZES, values))
+        others.append(Kernel(f"other{i}", "time", points))
+    return MeasurementSet(("n",), (*kernel.kernels, *others))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case)
+def test_bound_reports_agree_with_their_tables_where_the_bound_test_runs(c: dict) -> None:
+    _, cand = build(c)
+    bound = f"<= {c['base']}"
+    report = check(in_a_run(cand, c), None, CheckOptions(rules=(ExpectationRule("k", bound),)))
+    (v,) = [v for v in report.verdicts if v.kernel == "k"]
+    outside = not parse_expectation(bound, ["n"]).admits(parse_class(shown(v), ["n"]))
+    for r in v.reasons:
+        if r.kind == "expectation":
+            assert same_class(named(r.message, r"^(.+?) measured, "), shown(v)), r.message
+            if "redrawn" in r.message:  # failed by the test: its p-value is under 1%
+                assert float(named(r.message, r"\(p = ([0-9.e-]+)\)")) < 0.01, r.message
     if v.violates_expectation:
         assert v.verdict == "fail" and outside
     if outside:
