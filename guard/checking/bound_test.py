@@ -80,15 +80,18 @@ def evidence_p_values(
     """
     top = np.where(admitted.any(1), admitted.shape[1] - 1 - np.argmax(admitted[:, ::-1], 1), -1)
     inside = _LEAD[None, :] <= top[:, None]
-    testable = np.isfinite(ev.noise) & inside.any(1) & ~inside.all(1)
+    positive = (ev.y > 0).all(1) & np.isfinite(ev.variance).all(1)  # relative residuals
+    testable = np.isfinite(ev.noise) & positive & inside.any(1) & ~inside.all(1)
     out = np.full(ev.kernels, np.nan)
     if not testable.any():
         return out
-    rows = np.flatnonzero(testable)
-    y, v, error2 = ev.y[rows], ev.variance[rows], ev.sigma[rows] ** 2
+    rss, null_fit = _fits(ev.x, ev.y[testable], ev.variance[testable], inside[testable])
+    observed = _misfit(rss, inside[testable]) / ev.sigma[testable] ** 2
+    # a misfit that is not a number (no admitted or no higher class fits at all) is not tested
+    rows = np.flatnonzero(testable)[np.isfinite(observed)]
+    null_fit, observed = null_fit[np.isfinite(observed)], observed[np.isfinite(observed)]
+    v, error2 = ev.variance[rows], ev.sigma[rows] ** 2
     inside = inside[rows]
-    rss, null_fit = _fits(ev.x, y, v, inside)
-    observed = _misfit(rss, inside) / error2
     spread = ev.sigma[rows][:, None] * np.sqrt(v)  # (K, P) each point's relative error
     eps = np.random.default_rng(_SEED).standard_normal((DRAWS, len(ev.x)))[:draws]
     enough = level * (1 + draws) - 1  # this many exceedances put p at level or above

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -84,6 +85,12 @@ def test_lines_the_test_cannot_judge_get_no_p_value():
     assert np.isnan(bound_p_values(short, _up_to(LINEAR, 25))).all()
     assert np.isnan(bound_p_values(_lines(_run(curves, 0.05, 2)), everything)).all()
     assert np.isfinite(bound_p_values(_lines(_run(curves, 0.05, 2)), _up_to(LINEAR, 25))).all()
+    # a count that is 0 at some size (all its repetitions): relative residuals cannot judge it
+    group = _lines(_run(curves, 0.05, 2))[0].group
+    y = group.y.copy()
+    y[0, 0] = 0.0
+    p = evidence_p_values(dataclasses.replace(group, y=y), _up_to(LINEAR, 25))
+    assert np.isnan(p[0]) and np.isfinite(p[1:]).all()
 
 
 def test_a_lines_p_value_does_not_depend_on_the_others_in_its_batch():
