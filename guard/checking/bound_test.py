@@ -34,9 +34,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence, by_group
-from ..modeling.evidence import SPACE, Evidence
-from ..modeling.fitting import power_log_basis
-from ..modeling.single_term import fit_constant, fit_single_terms
+from ..modeling.evidence import SPACE, Evidence, plain_fits, single_basis
 
 __all__ = ["DRAWS", "HELD_OUT_DRAWS", "bound_p_values", "evidence_p_values"]
 
@@ -47,9 +45,7 @@ _SEED = 20261126
 _ROWS_PER_CHUNK = 2_048  # (rows, terms, sizes) temporaries of the refits stay ~6 MB
 _BLOCKS = 8  # draws are made in blocks of DRAWS / _BLOCKS; rows stop once p >= level
 
-_ALPHA = np.array([float(a) for a, _ in SPACE.singles])
-_BETA = np.array([float(b) for _, b in SPACE.singles])
-_LEAD = np.concatenate([[0], SPACE.lead[1 : 1 + len(SPACE.singles)]])  # constant + singles
+_LEAD = SPACE.lead[: 1 + len(SPACE.singles)]  # class of the constant and each single term
 
 
 def bound_p_values(
@@ -116,8 +112,7 @@ def _fits(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Relative RSS of the constant and every single term (K, 1 + S), and (when ``inside``
     is given) the best admitted hypothesis's fitted values (K, P)."""
-    c, c_rss, _ = fit_constant(y, v)
-    singles = fit_single_terms(x, y, _ALPHA, _BETA, variance=v)
+    c, c_rss, singles = plain_fits(x, y, v)
     rss = np.column_stack([c_rss, singles.rss])
     if inside is None:
         return rss, np.empty(0)
@@ -125,7 +120,7 @@ def _fits(
     k = np.arange(len(y))
     c0 = np.where(best == 0, c, singles.c0[k, np.maximum(best - 1, 0)])
     c1 = np.where(best == 0, 0.0, singles.c1[k, np.maximum(best - 1, 0)])
-    t = power_log_basis(x, _ALPHA, _BETA)[np.maximum(best - 1, 0)]  # (K, P)
+    t = single_basis(x)[np.maximum(best - 1, 0)]  # (K, P)
     return rss, c0[:, None] + c1[:, None] * t
 
 

@@ -45,7 +45,7 @@ import numpy as np
 from .fitting import fit_batch, power_log_basis
 from .growth import Beyond, beyond_polynomial
 from .penalized import default_terms, integer_terms, term_cost
-from .single_term import fit_constant, fit_single_terms, relative_rss
+from .single_term import SingleTermFits, fit_constant, fit_single_terms, relative_rss
 
 __all__ = [
     "SPACE",
@@ -57,6 +57,8 @@ __all__ = [
     "Order",
     "class_evidence",
     "drift_excess",
+    "plain_fits",
+    "single_basis",
     "pooled_drift",
     "pooled_noise",
     "point_variance",
@@ -411,12 +413,11 @@ def _batch_evidence(
     k, p = y.shape
     noise = np.asarray(noise, dtype=float)
     error = _point_error(noise, repetitions, drift, s)
-    t = power_log_basis(x, _S_ALPHA, _S_BETA)  # (S, P)
+    t = single_basis(x)  # (S, P)
     lo, hi = int(np.argmin(x)), int(np.argmax(x))
 
     v = np.ones_like(y) if variance is None else np.asarray(variance, dtype=float)
-    const, const_rss, _ = fit_constant(y, v)
-    singles = fit_single_terms(x, y, _S_ALPHA, _S_BETA, variance=v)
+    const, const_rss, singles = plain_fits(x, y, v)
     pair_coef, pair_rss = _fit_pairs(x, y, t, v)
     # without repetitions the per-point error for visibility comes from the best fit itself
     best_rss = np.minimum(np.min(singles.rss, axis=1), const_rss)
@@ -618,6 +619,20 @@ def _log_share(coef: np.ndarray, t_lo: np.ndarray) -> np.ndarray:
     return share
 
 
+def single_basis(x: np.ndarray) -> np.ndarray:
+    """Every single term of the space at x (S, P), in ``SPACE.singles`` order."""
+    return power_log_basis(np.asarray(x, dtype=float), _S_ALPHA, _S_BETA)
+
+
+def plain_fits(
+    x: np.ndarray, y: np.ndarray, variance: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, SingleTermFits]:
+    """The constant (value and relative RSS, (K,) each) and every single term fitted by
+    plain weighted least squares -- before any visibility pinning (``_pin_invisible``)."""
+    const, const_rss, _ = fit_constant(y, variance)
+    return const, const_rss, fit_single_terms(x, y, _S_ALPHA, _S_BETA, variance=variance)
+
+
 def drift_excess(
     x: np.ndarray,
     y: np.ndarray,
@@ -645,8 +660,7 @@ def drift_excess(
                 for r in _batches(k)
             ]
         )
-    singles = fit_single_terms(x, y, _S_ALPHA, _S_BETA, variance=variance)
-    _, const_rss, _ = fit_constant(y, variance)
+    _, const_rss, singles = plain_fits(x, y, variance)
     best = np.minimum(singles.rss.min(axis=1), const_rss)
     with np.errstate(invalid="ignore", divide="ignore"):
         excess = best / max(p - _SELECTION_DOF, 1.0) - noise**2 / np.maximum(reps, 1)
