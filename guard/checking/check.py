@@ -462,9 +462,10 @@ class _Judge:
         kind: str,
         findings: _Findings,
     ) -> float | None:
-        """The first confident line that stays so without any one size fails the bound
-        (unless a bend explains it); else the first confident line hinging on one size makes
-        the finding inconclusive; None when no line is confident with its class outside."""
+        """The first line that fails the bound -- confident and still so without any one
+        size, or failing the bound test (bound_test.py) likewise -- fails it (unless a bend
+        explains it); else the first confident line hinging on one size makes the finding
+        inconclusive; None when no line with its class outside is either."""
         hinge: tuple[_Scored, HeldOut] | None = None
         for item in scored:
             if item.admitted[_shown(item.line)]:
@@ -905,7 +906,7 @@ def _test_message(tested: float) -> str:
     closer = round((1 - tested) * (DRAWS + 1))
     return (
         f"; redrawn {DRAWS} times with this kernel's noise, the bound's best fit misses by "
-        f"less than the measured values {closer} times (p = {tested:.2g})"
+        f"less than the measured values {closer} times (p = {tested:.3g})"
     )
 
 
