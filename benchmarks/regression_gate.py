@@ -1,7 +1,8 @@
 """The CI-like gate benchmark: perfguard's check on two generators, next to the limit.
 
     .venv/bin/python benchmarks/regression_gate.py --count 2000 --seed 1 \
-        [--generators regression,crossover] [--peers] [--out benchmarks/out/gate] [--caches]
+        [--generators regression,crossover] [--peers] [--out benchmarks/out/gate] [--caches] \
+        [--per-case] [--setting NAME=VALUE]
 
 Two seeded generators of baseline/candidate pairs:
 
@@ -28,6 +29,7 @@ so check's memory-hierarchy rule for `time` (guard/checking/memory.py) applies.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -46,6 +48,7 @@ from regression_cases import Case, NoiseModel  # noqa: E402
 from guard.checking.check import CheckOptions, ExpectationRule, check  # noqa: E402
 from guard.collection.caches import cache_sizes  # noqa: E402
 from guard.measurements import Kernel, MeasurementSet, Point, RunInfo  # noqa: E402
+from guard.modeling.evidence import EvidenceSettings  # noqa: E402
 
 LEVELS = (0.01, 0.03, 0.05, 0.10, 0.20, 0.35)
 PAIR_TABLE_LEVELS = (0.01, 0.10)
@@ -82,20 +85,25 @@ def bound(case: Case) -> str:
 
 
 def perfguard_verdicts(
-    cases: list[Case], run: RunInfo | None = None, per_case: bool = False
+    cases: list[Case],
+    run: RunInfo | None = None,
+    per_case: bool = False,
+    settings: EvidenceSettings | None = None,
 ) -> dict[str, np.ndarray]:
     """perfguard's fails in both modes (bool arrays in case order).
 
     All cases are one run's kernels by default, so the run's drift is read off all of them;
-    ``per_case`` checks each case on its own, as a user with one kernel per file would."""
+    ``per_case`` checks each case on its own, as a user with one kernel per file would.
+    ``settings``: the evidence's, instead of the defaults (for experiments)."""
     if per_case:
-        parts = [perfguard_verdicts([c], run) for c in cases]
+        parts = [perfguard_verdicts([c], run, settings=settings) for c in cases]
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     current = measurement_set(cases, "candidate", run)
     baseline = measurement_set(cases, "baseline", run)
-    reg = check(current, baseline, CheckOptions())
+    s = settings or EvidenceSettings()
+    reg = check(current, baseline, CheckOptions(settings=s))
     rules = tuple(ExpectationRule(c.id, bound(c)) for c in cases)
-    exp = check(current, None, CheckOptions(rules=rules))
+    exp = check(current, None, CheckOptions(rules=rules, settings=s))
     return {
         "regression": np.array([v.verdict == "fail" and v.regression for v in reg.verdicts]),
         "expectation": np.array(
@@ -145,7 +153,7 @@ def run_level(generator: str, level: float, args: argparse.Namespace) -> dict:
     cases = generate(generator, level, args.count, args.seed, factors)
     t0 = time.perf_counter()
     run = RunInfo(machine={"caches": cache_sizes()}) if args.caches else None
-    ours = perfguard_verdicts(cases, run, args.per_case)
+    ours = perfguard_verdicts(cases, run, args.per_case, args.settings)
     seconds = time.perf_counter() - t0
     limit = reference_fails(cases)
     row: dict = {"generator": generator, "level": level, "cases": len(cases)}
@@ -240,7 +248,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--per-case", action="store_true", help="check each case alone (one kernel a run)"
     )
+    ap.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an EvidenceSettings field changed for an experiment, e.g. drift_prior=0.75",
+    )
     args = ap.parse_args(argv)
+    args.settings = evidence_settings(ap, args.setting)
     if args.caches:
         print(f"every set records this machine's cache sizes: {cache_sizes()}")
     Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -254,11 +270,29 @@ def main(argv: list[str] | None = None) -> int:
     tag = f"-factors{args.factors.replace(',', '-')}" if args.factors else ""
     tag += "-caches" if args.caches else ""
     tag += "-per-case" if args.per_case else ""
+    tag += "".join(f"-{pair}" for pair in args.setting)
     name = Path(args.out) / f"gate-seed{args.seed}{tag}.json"
     name.write_text(json.dumps(rows, indent=1))
     print(f"\n{summary_table(rows)}\n\n{operating_point_table(rows)}\n\n{pair_table(rows)}\n")
     print(f"wrote {name}; {time.perf_counter() - started:.0f} s in all")
     return 0
+
+
+def evidence_settings(ap: argparse.ArgumentParser, pairs: list[str]) -> EvidenceSettings:
+    """EvidenceSettings with each NAME=VALUE of ``pairs`` changed (numbers only)."""
+    names = {f.name for f in dataclasses.fields(EvidenceSettings)}
+    changed = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if name not in names:
+            ap.error(f"--setting {pair}: no evidence setting {name!r}")
+        try:
+            changed[name] = float(value)
+        except ValueError:
+            ap.error(f"--setting {pair}: {value!r} is not a number")
+    if changed:
+        print(f"evidence settings changed: {changed}")
+    return dataclasses.replace(EvidenceSettings(), **changed)
 
 
 def _line(row: dict) -> str:
