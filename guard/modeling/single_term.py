@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -19,7 +20,17 @@ class SingleTermFits:
     c0: np.ndarray  # (K, H)
     c1: np.ndarray  # (K, H)
     rss: np.ndarray  # (K, H) relative residual sum of squares; inf where infeasible
-    smape: np.ndarray  # (K, H)
+    feasible: np.ndarray  # (K, H)
+    y: np.ndarray = field(repr=False)  # (K, P) the values fitted
+    t: np.ndarray = field(repr=False)  # (H, P) or (K, H, P) the terms at x
+
+    @functools.cached_property
+    def smape(self) -> np.ndarray:
+        """(K, H) in percent; inf where infeasible.  Computed when first read: the evidence
+        and the bound test fit thousands of rows and read only the RSS."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            pred = self.c0[..., None] + self.c1[..., None] * self.t
+        return np.where(self.feasible, smape(self.y[:, None, :], pred), np.inf)
 
 
 def relative_rss(
@@ -62,12 +73,7 @@ def fit_single_terms(
         pred = c0[..., None] + c1[..., None] * t
     feasible = valid & (c1 > 0) & np.isfinite(pred).all(-1)
     rss = np.where(feasible, relative_rss(y, pred, variance), np.inf)
-    return SingleTermFits(
-        c0=c0,
-        c1=c1,
-        rss=rss,
-        smape=np.where(feasible, smape(y[:, None, :], pred), np.inf),
-    )
+    return SingleTermFits(c0=c0, c1=c1, rss=rss, feasible=feasible, y=y, t=t)
 
 
 def _weighted_lines(
