@@ -164,16 +164,22 @@ class RunInfo:
 
 @dataclass(frozen=True)
 class MeasurementSet:
-    """A whole measurement file: named parameters and the kernels measured over them."""
+    """A whole measurement file: named parameters and the kernels measured over them.
+
+    ``notes`` are what reading the file left out and why (a tool's benchmark without a
+    size, say), for the verbs to show; they are not part of measurements@1.
+    """
 
     parameters: tuple[str, ...]
     kernels: tuple[Kernel, ...]
     run: RunInfo = field(default_factory=RunInfo)
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         params = tuple(self.parameters)
         object.__setattr__(self, "parameters", params)
         object.__setattr__(self, "kernels", tuple(self.kernels))
+        object.__setattr__(self, "notes", tuple(self.notes))
         if not params:
             raise ValueError("a measurement set needs at least one parameter")
         if len(set(params)) != len(params):

@@ -81,6 +81,7 @@ def model(request: ModelRequest) -> ModelOutcome:
     label: str | None = None
     for path in request.inputs:
         mset = load(path, request.format, request.scaling, request.inclusive)
+        notes += mset.notes
         if name is not None and mset.parameters != (name,):
             raise UsageError(
                 f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"

@@ -133,7 +133,8 @@ def check(
     judge.bends = _bends(current, now, judge)
     verdicts = [judge.verdict(a, before.get(a.kernel.key)) for a in now.values()]
     ranked = rank_kernels(verdicts, current.parameters, opts.target)
-    notes = tuple(
+    notes = (*current.notes, *(baseline.notes if baseline is not None else ()))
+    notes += tuple(
         f"{k.name} ({k.metric}) is in the baseline but not in the current measurements"
         for k in (baseline.kernels if baseline is not None else ())
         if k.key not in now

@@ -165,10 +165,14 @@ class JsonFile:
         return [self.number(v, [*at, i]) for i, v in enumerate(items)]
 
     def measurement_set(
-        self, parameters: Sequence[str], kernels: tuple[Kernel, ...], run: RunInfo
+        self,
+        parameters: Sequence[str],
+        kernels: tuple[Kernel, ...],
+        run: RunInfo,
+        notes: Sequence[str] = (),
     ) -> MeasurementSet:
         """A MeasurementSet, with the model's own validation turned into a FormatError."""
         try:
-            return MeasurementSet(tuple(parameters), kernels, run)
+            return MeasurementSet(tuple(parameters), kernels, run, tuple(notes))
         except ValueError as exc:
             raise FormatError(str(exc), self.path) from None

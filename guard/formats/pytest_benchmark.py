@@ -5,8 +5,13 @@ Shape: ``{"machine_info": {...}, "commit_info": {"id", "branch", ...}, "benchmar
 "stats": {"median", ..., "data": [...]}}, ...], "datetime", "version"}``.
 
 Sizes come from the parametrization: the numeric entries of ``params`` are the
-measurement parameters. The first benchmark fixes their names and order, and every
-benchmark must have the same ones, so an unparametrized test in the file is an error.
+measurement parameters. A file's kernels share one set of parameters: the set most of its
+tests have (then most benchmarks, then the first seen), named in the order of the first
+benchmark that has it. pytest-benchmark writes the whole session into one file, so a suite's
+unparametrized benchmarks, and tests parametrized over other names, are left out with a
+note (``MeasurementSet.notes``) rather than refusing the file; a file where nothing has a
+numeric parameter is an error. A benchmark that has the parameters but a non-numeric value
+of one is an error too (``n="big"`` beside ``n=256`` is a typo more often than a design).
 The kernel is the test ``name`` without its ``[...]`` id, followed by the non-numeric
 params, so ``test_sort[kind=list]`` and ``test_sort[kind=array]`` are separate kernels
 (several non-numeric params are joined with commas). Two tests of the same name (in
@@ -27,17 +32,17 @@ from dataclasses import replace
 from typing import Any
 
 from .. import numbers
+from ..errors import FormatError
 from ..measurements import MeasurementSet, RunInfo
 from . import Importer, register
 from ._common import DEFAULT_METRIC, SNIFF_BYTES, KernelTable, top_level_keys
 from ._json_lines import JsonFile
+from ._session import Sized, choose_parameters, left_out_notes
 
 __all__: list[str] = []
 
 _MACHINE_KEYS = ("node", "processor", "machine", "python_version")
 _FOREIGN_KEYS = ("context", "results", "schema")
-# One file per set of parameters: pytest-benchmark writes the whole session into one.
-_SELECT = "select the tests of one file with pytest -k, one --benchmark-json each"
 
 
 def _sniff(text: str) -> bool:
@@ -63,21 +68,61 @@ def _fmt_point(parameters: list[str], at: tuple[float, ...]) -> str:
 
 
 class _Reader:
-    """Accumulates benchmarks one by one."""
+    """Accumulates benchmarks one by one, over the parameters ``choose`` settled."""
 
     def __init__(self, doc: JsonFile):
         self.doc = doc
         self.parameters: list[str] = []
-        self.first = 0  # the benchmark that fixed the parameters
         self.table = KernelTable()
         self.seen: dict[tuple[str, tuple[float, ...]], int] = {}
+
+    def choose(self, benchmarks: list[Any]) -> tuple[list[int], list[str]]:
+        """Settle the parameters; the benchmarks to read, and notes on those left out."""
+        found = []  # (index, name, params, numeric parameter names) of every benchmark
+        for i, bench in enumerate(benchmarks):
+            at: list[str | int] = ["benchmarks", i]
+            bench = self.doc.obj(bench, at)
+            name = self.doc.text_value(self.doc.member(bench, at, "name"), [*at, "name"])
+            params = bench.get("params")
+            params = {} if params is None else self.doc.obj(params, [*at, "params"])
+            found.append((i, name, params, [k for k, v in params.items() if _is_number(v)]))
+        sized = [Sized(i, _test(name), tuple(num)) for i, name, _, num in found if num]
+        if not sized:
+            raise self._unsized_error(*found[0][:3])
+        parameters, others = choose_parameters(sized)
+        self.parameters = list(parameters)
+        # every parameter there, one of them not a number: read, so the error names the value
+        keep = [i for i, _, params, num in found if set(num) <= set(parameters) <= set(params)]
+        unsized = [_test(name) for i, name, _, num in found if not num and i not in keep]
+        others = [[s for s in group if s.index not in keep] for group in others]
+        notes = left_out_notes(
+            self.doc.path,
+            parameters,
+            unsized,
+            [group for group in others if group],
+            'parametrize them, e.g. @pytest.mark.parametrize("n", [256, 1024, 4096])',
+            "pytest -k {test} --benchmark-json=FILE",
+        )
+        return keep, notes
+
+    def _unsized_error(self, i: int, name: str, params: dict[str, Any]) -> FormatError:
+        if not params:
+            return self.doc.fail(
+                ["benchmarks", i],
+                f"{name} is not parametrized; perfguard needs a numeric parameter as the "
+                'size, e.g. @pytest.mark.parametrize("n", [256, 1024, 4096])',
+            )
+        return self.doc.fail(
+            ["benchmarks", i, "params"],
+            f"{name} has no numeric parameter to use as the size (all are text)",
+        )
 
     def add(self, i: int, bench: Any) -> None:
         at: list[str | int] = ["benchmarks", i]
         bench = self.doc.obj(bench, at)
         name = self.doc.text_value(self.doc.member(bench, at, "name"), [*at, "name"])
-        params = self.params(i, bench, name)
-        point = self.point(i, name, params)
+        params = self.doc.obj(bench["params"], [*at, "params"])
+        point = tuple(self.doc.number(params[p], [*at, "params", p]) for p in self.parameters)
         kernel = self.kernel(name, params)
         if (kernel, point) in self.seen:
             raise self.doc.fail(
@@ -89,46 +134,8 @@ class _Reader:
         self.seen[kernel, point] = i
         self.table.add((kernel, DEFAULT_METRIC), point, self.values(i, bench))
 
-    def params(self, i: int, bench: dict[str, Any], name: str) -> dict[str, Any]:
-        params = bench.get("params")
-        if params is None or params == {}:
-            raise self.doc.fail(
-                ["benchmarks", i],
-                f"{name} is not parametrized; perfguard needs a numeric parameter as the "
-                'size, e.g. @pytest.mark.parametrize("n", [256, 1024, 4096]), or leave the '
-                f"test out of this file ({_SELECT})",
-            )
-        return self.doc.obj(params, ["benchmarks", i, "params"])
-
-    def point(self, i: int, name: str, params: dict[str, Any]) -> tuple[float, ...]:
-        at: list[str | int] = ["benchmarks", i, "params"]
-        numeric = [k for k, v in params.items() if _is_number(v)]
-        if not self.parameters:
-            if not numeric:
-                raise self.doc.fail(
-                    at, f"{name} has no numeric parameter to use as the size (all are text)"
-                )
-            self.parameters, self.first = numeric, i
-        expected = ", ".join(self.parameters)
-        for p in self.parameters:
-            if p not in params:
-                raise self.doc.fail(
-                    at,
-                    f"{name} has no {p}, but benchmarks[{self.first}] has; every benchmark "
-                    f"needs the numeric parameters {expected} ({_SELECT})",
-                )
-        extra = [k for k in numeric if k not in self.parameters]
-        if extra:
-            raise self.doc.fail(
-                [*at, extra[0]],
-                f"{name} has the numeric parameter {extra[0]}, but benchmarks[{self.first}] "
-                f"has only {expected}; every benchmark needs the same numeric parameters "
-                f"({_SELECT})",
-            )
-        return tuple(self.doc.number(params[p], [*at, p]) for p in self.parameters)
-
     def kernel(self, name: str, params: dict[str, Any]) -> str:
-        base = name.partition("[")[0] or name
+        base = _test(name)
         labels = [f"{k}={_label(v)}" for k, v in params.items() if k not in self.parameters]
         return f"{base}[{','.join(labels)}]" if labels else base
 
@@ -138,6 +145,11 @@ class _Reader:
         if stats.get("data") is not None:
             return self.doc.numbers(stats["data"], [*at, "data"])
         return [self.doc.number(self.doc.member(stats, at, "median"), [*at, "median"])]
+
+
+def _test(name: str) -> str:
+    """The test a benchmark belongs to: its name without the parametrization's id."""
+    return name.partition("[")[0] or name
 
 
 def _text(value: Any) -> str | None:
@@ -168,10 +180,11 @@ def _parse(text: str, path: str) -> MeasurementSet:
     if not benchmarks:
         raise doc.fail(["benchmarks"], "no benchmarks; did the pytest run select any?")
     reader = _Reader(doc)
-    for i, bench in enumerate(benchmarks):
-        reader.add(i, bench)
+    keep, notes = reader.choose(benchmarks)
+    for i in keep:
+        reader.add(i, benchmarks[i])
     kernels = tuple(replace(k, unit="s") for k in reader.table.kernels())
-    return doc.measurement_set(reader.parameters, kernels, _run(root))
+    return doc.measurement_set(reader.parameters, kernels, _run(root), notes)
 
 
 register(Importer("pytest-benchmark", _sniff, _parse))

@@ -94,6 +94,48 @@ def test_pytest_several_numeric_and_text_params() -> None:
     assert points(mset, "test_mm[algo=b,fast=null]") == [(64.0, 4.5)]
 
 
+def test_a_session_file_keeps_the_parameters_of_most_tests_and_notes_the_rest() -> None:
+    # pytest-benchmark writes a whole session into one file: unparametrized benchmarks and
+    # tests over other parameters are left out, each group with a note, not the file refused
+    mset = parse_pytest(
+        pb_row("test_grid[64-8]", {"n": 64, "k": 8}),
+        pb_row("test_grid[64-16]", {"n": 64, "k": 16}),
+        pb_row("test_grid[128-8]", {"n": 128, "k": 8}),
+        pb_row("test_sort[256]", {"n": 256}),
+        pb_row("test_startup", None),
+        pb_row("test_sort[512]", {"n": 512}),
+        pb_row("test_sum[256]", {"n": 256}),
+        pb_row("test_sort[list]", {"kind": "list"}),
+    )
+    assert mset.parameters == ("n",)  # two tests over n, one over n and k
+    assert [k.name for k in mset.kernels] == ["test_sort", "test_sum"]
+    assert points(mset, "test_sort") == [(256.0,), (512.0,)]
+    assert mset.notes == (
+        "b.json: left out 2 benchmarks without a numeric parameter to use as the size "
+        '(test_startup, test_sort); parametrize them, e.g. @pytest.mark.parametrize("n", '
+        "[256, 1024, 4096]), to model them",
+        "b.json: left out 3 benchmarks measured over n, k (test_grid): a file's kernels share "
+        "one set of parameters, and most of this file's tests are measured over n; to model "
+        "them, give them a file of their own (pytest -k test_grid --benchmark-json=FILE)",
+    )
+
+
+def test_equal_sets_of_parameters_keep_the_one_with_more_benchmarks_then_the_first() -> None:
+    more = parse_pytest(
+        pb_row("test_a[1]", {"n": 1}),
+        pb_row("test_b[1]", {"size": 1}),
+        pb_row("test_b[2]", {"size": 2}),
+    )
+    assert (more.parameters, [k.name for k in more.kernels]) == (("size",), ["test_b"])
+    first = parse_pytest(pb_row("test_a[1]", {"n": 1}), pb_row("test_b[1]", {"size": 1}))
+    assert (first.parameters, [k.name for k in first.kernels]) == (("n",), ["test_a"])
+    assert len(first.notes) == 1 and "measured over size (test_b)" in first.notes[0]
+
+
+def test_a_file_read_whole_has_no_notes() -> None:
+    assert formats.load(DATA / "pytest_benchmark.json").notes == ()
+
+
 def test_pytest_sniffer_ignores_other_benchmark_lists() -> None:
     assert formats.detect(pytest_text(pb_row("t[1]", {"n": 1})), "b.json") == "pytest-benchmark"
     with pytest.raises(FormatError, match="cannot tell the format"):
@@ -125,25 +167,14 @@ PYTEST_ERRORS = [
         'benchmarks[1].params.n: expected a number, got "big"',
     ),
     (
-        [pb_row("test_sort[256]", {"n": 256}), pb_row("test_startup", None)],
-        6,
-        "benchmarks[1]: test_startup is not parametrized",
-    ),
-    (
-        [pb_row("test_sort[256]", {"n": 256}), pb_row("test_sort[512-4]", {"n": 512, "m": 4})],
-        6,
-        "benchmarks[1].params.m: test_sort[512-4] has the numeric parameter m, but "
-        "benchmarks[0] has only n",
-    ),
-    (
-        [pb_row("test_sort[256]", {"n": 256}), pb_row("test_sort[list]", {"kind": "list"})],
-        6,
-        "benchmarks[1].params: test_sort[list] has no n, but benchmarks[0] has",
-    ),
-    (
         [pb_row("test_sort[list]", {"kind": "list"})],
         5,
         "benchmarks[0].params: test_sort[list] has no numeric parameter",
+    ),
+    (
+        [pb_row("test_startup", None), pb_row("test_teardown", {})],
+        5,
+        "benchmarks[0]: test_startup is not parametrized",
     ),
     (
         [

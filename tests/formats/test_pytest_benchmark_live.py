@@ -14,7 +14,7 @@ from pathlib import Path
 
 from support import perfguard
 
-BENCHMARKS = """
+SUM = """
 import pytest
 
 SIZES = [2**k for k in range(4, 10)]
@@ -24,7 +24,10 @@ SIZES = [2**k for k in range(4, 10)]
 def test_sum(benchmark, n):
     data = list(range(n))
     benchmark(sum, data)
-
+"""
+BENCHMARKS = (
+    SUM
+    + """
 
 @pytest.mark.parametrize("order", ["ascending", "descending"])
 @pytest.mark.parametrize("n", SIZES)
@@ -32,6 +35,7 @@ def test_sorted(benchmark, n, order):
     data = list(range(n)) if order == "ascending" else list(range(n, 0, -1))
     benchmark(sorted, data)
 """
+)
 KERNELS = {"test_sum", "test_sorted[order=ascending]", "test_sorted[order=descending]"}
 ROUNDS = 1100
 
@@ -52,8 +56,9 @@ def python(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_live_pytest_benchmark_json_is_modelled_and_checked(tmp_path: Path) -> None:
-    (tmp_path / "test_live.py").write_text(BENCHMARKS, encoding="utf-8")
+def benchmark_json(tmp_path: Path, source: str, *options: str) -> Path:
+    """pytest-benchmark's JSON of the benchmarks ``source``, run for real."""
+    (tmp_path / "test_live.py").write_text(source, encoding="utf-8")
     out = tmp_path / "pb.json"
     run = python(
         "-m",
@@ -64,11 +69,17 @@ def test_live_pytest_benchmark_json_is_modelled_and_checked(tmp_path: Path) -> N
         "test_live.py",
         f"--benchmark-json={out}",
         "--benchmark-max-time=0.0001",
-        f"--benchmark-min-rounds={ROUNDS}",
-        "--benchmark-disable-gc",
+        *options,
         cwd=tmp_path,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+    return out
+
+
+def test_live_pytest_benchmark_json_is_modelled_and_checked(tmp_path: Path) -> None:
+    out = benchmark_json(
+        tmp_path, BENCHMARKS, f"--benchmark-min-rounds={ROUNDS}", "--benchmark-disable-gc"
+    )
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert len(doc["benchmarks"]) == 18
     assert all(len(b["stats"]["data"]) >= ROUNDS for b in doc["benchmarks"])
@@ -83,3 +94,42 @@ def test_live_pytest_benchmark_json_is_modelled_and_checked(tmp_path: Path) -> N
     verdicts = json.loads(check.stdout)
     assert check.returncode == (1 if verdicts["status"] == "fail" else 0), check.stderr
     assert {k["kernel"] for k in verdicts["kernels"]} == KERNELS
+
+
+SESSION = (
+    SUM
+    + """
+
+def test_startup(benchmark):
+    benchmark(sum, [])
+
+
+@pytest.mark.parametrize("k", [1, 2, 4])
+@pytest.mark.parametrize("n", [16, 32])
+def test_grid(benchmark, n, k):
+    benchmark(sum, list(range(n * k)))
+"""
+)
+
+
+def test_live_session_file_checks_what_it_can_and_says_what_it_left_out(tmp_path: Path) -> None:
+    # A user's whole suite in one --benchmark-json: an unparametrized benchmark and a test
+    # over other parameters beside the sized ones; no refusal (exit 2), a note for each group.
+    out = benchmark_json(tmp_path, SESSION)
+    assert len(json.loads(out.read_text(encoding="utf-8"))["benchmarks"]) == 13
+
+    model = perfguard("model", out, "--json", cwd=tmp_path)
+    assert model.returncode == 0, model.stderr
+    assert [m["kernel"] for m in json.loads(model.stdout)["models"]] == ["test_sum"]
+    assert "left out 1 benchmark without a numeric parameter" in model.stderr
+    assert "left out 6 benchmarks measured over n, k (test_grid)" in model.stderr
+
+    check = perfguard("check", out, "--expect", "*=<= n log n", "--json", cwd=tmp_path)
+    assert "Traceback" not in check.stderr
+    verdicts = json.loads(check.stdout)
+    assert check.returncode == (1 if verdicts["status"] == "fail" else 0), check.stderr
+    assert [k["kernel"] for k in verdicts["kernels"]] == ["test_sum"]
+    assert [n.split(": ", 1)[1][:40] for n in verdicts["notes"]] == [
+        "left out 1 benchmark without a numeric p",
+        "left out 6 benchmarks measured over n, k",
+    ]

@@ -1,0 +1,77 @@
+"""One set of parameters for a benchmark tool's whole-session file.
+
+pytest-benchmark and Google Benchmark write every benchmark of a run into one file: a
+suite's unparametrized benchmarks and its tests over other parameters sit beside the
+sized ones.  A measurement set has one set of parameters, so the importers keep the set
+most of the file's tests (then benchmarks, then the first seen) are measured over and
+leave the rest out with a note each, instead of refusing the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Sized", "choose_parameters", "left_out_notes"]
+
+
+@dataclass(frozen=True)
+class Sized:
+    """A benchmark with sizes: its index in the file, its test, its parameters in order."""
+
+    index: int
+    test: str
+    parameters: tuple[str, ...]
+
+
+def choose_parameters(sized: Sequence[Sized]) -> tuple[tuple[str, ...], list[list[Sized]]]:
+    """The parameters kept (in the order of their first benchmark) and the groups of
+    benchmarks over other sets, first seen first.  ``sized`` must not be empty."""
+    groups: dict[frozenset[str], list[Sized]] = {}
+    for s in sized:
+        groups.setdefault(frozenset(s.parameters), []).append(s)
+
+    def weight(key: frozenset[str]) -> tuple[int, int]:
+        return len({s.test for s in groups[key]}), len(groups[key])
+
+    chosen = max(groups, key=weight)  # max keeps the first seen of equals
+    return groups[chosen][0].parameters, [g for k, g in groups.items() if k != chosen]
+
+
+def left_out_notes(
+    path: str,
+    parameters: Sequence[str],
+    unsized: Sequence[str],
+    others: Sequence[Sequence[Sized]],
+    how_to_size: str,
+    how_to_select: str,
+) -> list[str]:
+    """A note on the benchmarks without sizes (their tests ``unsized``), and one per group
+    over other parameters.  ``how_to_select`` is formatted with ``test``."""
+    notes = []
+    if unsized:
+        notes.append(
+            f"{path}: left out {_count(len(unsized))} without a numeric parameter to use as "
+            f"the size ({_tests(unsized)}); {how_to_size}, to model them"
+        )
+    for group in others:
+        tests = [s.test for s in group]
+        notes.append(
+            f"{path}: left out {_count(len(group))} measured over "
+            f"{', '.join(group[0].parameters)} ({_tests(tests)}): a file's kernels share one "
+            f"set of parameters, and most of this file's tests are measured over "
+            f"{', '.join(parameters)}; to model them, give them a file of their own "
+            f"({how_to_select.format(test=tests[0])})"
+        )
+    return notes
+
+
+def _count(n: int) -> str:
+    return f"{n} benchmark{'s' if n != 1 else ''}"
+
+
+def _tests(tests: Sequence[str], most: int = 4) -> str:
+    """The distinct tests, the first ``most`` of them."""
+    distinct = list(dict.fromkeys(tests))
+    shown = ", ".join(distinct[:most])
+    return shown + (f" and {len(distinct) - most} more" if len(distinct) > most else "")
