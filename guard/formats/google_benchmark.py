@@ -8,11 +8,13 @@ Shape: ``{"context": {"date", "host_name", "executable", "num_cpus", "mhz_per_cp
 Sizes come from the range arguments in the run name (``run_name``, else ``name``):
 ``BM_Sort/1024`` has the parameter ``n``; positional arguments are named ``n``, ``m``,
 ``k``, then ``arg3``, ``arg4``, ... by position, and arguments named with ``ArgNames``
-(``BM_X/rows:64/cols:8``) keep their names. The first benchmark fixes the parameters and
-every benchmark in the file must have the same ones; one without a numeric argument is an
-error. The setting segments ``repeats:``, ``min_time:``, ``min_warmup_time:``,
-``iterations:``, ``real_time``, ``process_time`` and ``manual_time`` are dropped, while
-``threads:N`` stays in the kernel name so runs on different thread counts stay apart.
+(``BM_X/rows:64/cols:8``) keep their names. A file's kernels share one set of parameters,
+the one most of its benchmark families are measured over; a binary's benchmarks without
+arguments, and families over other arguments, are left out with a note each (see
+``_session``); a file where no benchmark has an argument is an error. The setting segments
+``repeats:``, ``min_time:``, ``min_warmup_time:``, ``iterations:``, ``real_time``,
+``process_time`` and ``manual_time`` are dropped, while ``threads:N`` stays in the kernel
+name so runs on different thread counts stay apart.
 
 Each family gives two kernels: metric ``time`` from ``real_time`` and metric ``cpu`` from
 ``cpu_time``, converted from ``time_unit`` to seconds (unit ``s``). Only iteration rows are
@@ -27,7 +29,7 @@ The run info takes the start from ``context.date`` and a few context fields as t
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..measurements import MeasurementSet, RunInfo
@@ -35,6 +37,7 @@ from . import Importer, register
 from ._common import SNIFF_BYTES, KernelTable, top_level_keys
 from ._google_complexity import ComplexityRows, complexity_kind
 from ._json_lines import JsonFile, shown
+from ._session import Sized, choose_parameters, left_out_notes
 
 __all__: list[str] = []
 
@@ -47,6 +50,7 @@ _ARGUMENT = re.compile(r"(?:([^/:]+):)?(-?[0-9]+)")
 _POSITIONAL = ("n", "m", "k")
 _MACHINE_KEYS = ("host_name", "executable", "num_cpus", "mhz_per_cpu", "library_build_type")
 _FOREIGN_KEYS = ("machine_info", "commit_info", "results", "schema")
+_HOW_TO_SIZE = "register it with ->Arg(n), ->Range(lo, hi) or ->Args({...})"
 
 
 def _sniff(text: str) -> bool:
@@ -83,61 +87,80 @@ def _skipped(row: dict[str, Any]) -> bool:
     return aggregate or failed
 
 
+@dataclass(frozen=True)
+class _Run:
+    """An iteration row: its index, the key its name came from, its name and kernel, its
+    (parameter, value) arguments and the row itself."""
+
+    index: int
+    key: str
+    name: str
+    kernel: str
+    args: list[tuple[str, str]]
+    row: dict[str, Any]
+
+
 class _Reader:
-    """Accumulates iteration rows one by one."""
+    """Reads iteration rows over the parameters ``choose`` settled."""
 
     def __init__(self, doc: JsonFile):
         self.doc = doc
         self.parameters: list[str] = []
-        self.first = 0  # the row that fixed the parameters
         self.table = KernelTable()
         self.complexity = ComplexityRows(_SECONDS)
 
-    def add(self, i: int, row: Any) -> None:
+    def survey(self, i: int, row: Any) -> _Run | None:
+        """An iteration row's name and arguments; None for the rows that are not runs
+        (``Complexity()`` rows are kept aside, aggregates and failed runs dropped)."""
         at: list[str | int] = ["benchmarks", i]
         row = self.doc.obj(row, at)
         kind = complexity_kind(row)
         if kind is not None:
             self.complexity.add(row, kind, lambda name: _split_name(name)[0])
-            return
+            return None
         if _skipped(row):
-            return
+            return None
         key = "run_name" if "run_name" in row else "name"
         name = self.doc.text_value(self.doc.member(row, at, key), [*at, key])
         kernel, args = _split_name(name)
-        point = self.point(i, key, name, kernel, args)
-        scale = self.scale(i, row)
-        for field, metric in (("real_time", "time"), ("cpu_time", "cpu")):
-            value = self.doc.number(self.doc.member(row, at, field), [*at, field])
-            self.table.add((kernel, metric), point, [value / scale])
-
-    def point(
-        self, i: int, key: str, name: str, kernel: str, args: list[tuple[str, str]]
-    ) -> tuple[float, ...]:
-        at: list[str | int] = ["benchmarks", i, key]
         if not kernel:
-            raise self.doc.fail(at, f"{name} has no benchmark name before its arguments")
-        if not args:
-            raise self.doc.fail(
-                at,
-                f"{name} has no numeric argument to use as the size; register it with "
-                "->Arg(n), ->Range(lo, hi) or ->Args({...})",
-            )
+            raise self.doc.fail([*at, key], f"{name} has no benchmark name before its arguments")
         names = [p for p, _ in args]
         repeated = sorted({p for p in names if names.count(p) > 1})
         if repeated:
-            raise self.doc.fail(at, f"{name} names the argument {repeated[0]} twice")
-        if not self.parameters:
-            self.parameters, self.first = names, i
-        elif set(names) != set(self.parameters):
+            raise self.doc.fail([*at, key], f"{name} names the argument {repeated[0]} twice")
+        return _Run(i, key, name, kernel, args, row)
+
+    def choose(self, runs: list[_Run]) -> tuple[set[int], list[str]]:
+        """Settle the parameters; the rows to read, and notes on those left out."""
+        sized = [Sized(r.index, r.kernel, tuple(p for p, _ in r.args)) for r in runs if r.args]
+        if not sized:
+            first = runs[0]
             raise self.doc.fail(
-                at,
-                f"{name} has the arguments {', '.join(names)} but benchmarks[{self.first}] "
-                f"has {', '.join(self.parameters)}; every benchmark in a file needs the same "
-                "arguments (select them with --benchmark_filter)",
+                ["benchmarks", first.index, first.key],
+                f"{first.name} has no numeric argument to use as the size; {_HOW_TO_SIZE}",
             )
-        values = dict(args)
-        return tuple(float(values[p]) for p in self.parameters)
+        parameters, others = choose_parameters(sized)
+        self.parameters = list(parameters)
+        keep = {s.index for s in sized if set(s.parameters) == set(parameters)}
+        notes = left_out_notes(
+            self.doc.path,
+            parameters,
+            [r.kernel for r in runs if not r.args],
+            others,
+            _HOW_TO_SIZE.replace("register it", "register them"),
+            "--benchmark_filter={test}",
+        )
+        return keep, notes
+
+    def add(self, run: _Run) -> None:
+        at: list[str | int] = ["benchmarks", run.index]
+        values = dict(run.args)
+        point = tuple(float(values[p]) for p in self.parameters)
+        scale = self.scale(run.index, run.row)
+        for field, metric in (("real_time", "time"), ("cpu_time", "cpu")):
+            value = self.doc.number(self.doc.member(run.row, at, field), [*at, field])
+            self.table.add((run.kernel, metric), point, [value / scale])
 
     def scale(self, i: int, row: dict[str, Any]) -> float:
         unit = row.get("time_unit", "ns")
@@ -166,15 +189,18 @@ def _parse(text: str, path: str) -> MeasurementSet:
     root = doc.obj(doc.root, [])
     rows = doc.arr(doc.member(root, [], "benchmarks"), ["benchmarks"])
     reader = _Reader(doc)
-    for i, row in enumerate(rows):
-        reader.add(i, row)
-    if not reader.parameters:
+    runs = [run for i, row in enumerate(rows) if (run := reader.survey(i, row)) is not None]
+    if not runs:
         raise doc.fail(["benchmarks"], "no benchmark runs (only aggregates or failed runs)")
+    keep, notes = reader.choose(runs)
+    for run in runs:
+        if run.index in keep:
+            reader.add(run)
     kernels = tuple(
         replace(k, unit="s", reported=reader.complexity.reported(k.name, k.metric))
         for k in reader.table.kernels()
     )
-    return doc.measurement_set(reader.parameters, kernels, _run(root))
+    return doc.measurement_set(reader.parameters, kernels, _run(root), notes)
 
 
 register(Importer("google-benchmark", _sniff, _parse))

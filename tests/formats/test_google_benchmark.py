@@ -173,17 +173,13 @@ def test_google_complexity_fields_of_an_unexpected_kind_are_left_out(
 GOOGLE_ERRORS = [
     (
         [
-            gb_row("BM_Sort/8"),
+            gb_row("BM_Teardown", run_type="aggregate", aggregate_name="mean"),
             '  {\n   "name": "BM_Startup",\n   "run_name": "BM_Startup",\n'
             '   "run_type": "iteration",\n   "real_time": 1.0,\n   "cpu_time": 1.0\n  }',
+            gb_row("BM_Warmup"),
         ],
         7,
         "benchmarks[1].run_name: BM_Startup has no numeric argument to use as the size",
-    ),
-    (
-        [gb_row("BM_Sort/8"), gb_row("BM_Mat/8/2")],
-        5,
-        "BM_Mat/8/2 has the arguments n, m but benchmarks[0] has n",
     ),
     (
         [
@@ -221,6 +217,30 @@ def test_google_errors_name_file_and_line(
     assert str(info.value).startswith(f"{path}:{line}: ")
     assert fragment in str(info.value)
     assert info.value.line == line
+
+
+def test_a_binarys_file_keeps_the_arguments_of_most_families_and_notes_the_rest() -> None:
+    # a benchmark binary writes every family into one file: those without arguments and
+    # those over other arguments are left out, each group with a note, not the file refused
+    mset = parse_google(
+        gb_row("BM_Mat/8/2"),
+        gb_row("BM_Sort/8"),
+        gb_row("BM_Startup"),
+        gb_row("BM_Sort/16"),
+        gb_row("BM_Mat/16/2"),
+        gb_row("BM_Find/8"),
+    )
+    assert mset.parameters == ("n",)  # two families over n, one over n and m
+    assert sorted({k.name for k in mset.kernels}) == ["BM_Find", "BM_Sort"]
+    assert points(mset, "BM_Sort") == [(8.0,), (16.0,)]
+    assert mset.notes == (
+        "g.json: left out 1 benchmark without a numeric parameter to use as the size "
+        "(BM_Startup); register them with ->Arg(n), ->Range(lo, hi) or ->Args({...}), to "
+        "model them",
+        "g.json: left out 2 benchmarks measured over n, m (BM_Mat): a file's kernels share "
+        "one set of parameters, and most of this file's tests are measured over n; to model "
+        "them, give them a file of their own (--benchmark_filter=BM_Mat)",
+    )
 
 
 def test_cli_bad_file_is_one_line_with_file_and_line(tmp_path: Path) -> None:
