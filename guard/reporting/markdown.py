@@ -24,7 +24,7 @@ from ..checking.verdicts import CheckReport, Verdict
 from ..measurements import Kernel, MeasurementSet
 from ..templating import environment
 from . import charts
-from .summary import ORDER, counts_sentence, reported_class
+from .summary import ORDER, counts_sentence, is_misfit, reported_class
 
 __all__ = ["GITHUB_LIMIT", "escape", "escape_html", "fence", "render_markdown", "render_report"]
 
@@ -121,9 +121,12 @@ class _Details:
 
 
 def _row(v: Verdict, kernel: Kernel | None) -> _Row:
-    complexity = None if v.model is None else v.model.complexity()
+    own = None if v.model is None else v.model.complexity()
     base = None if v.baseline_model is None else v.baseline_model.complexity()
-    if complexity is not None and base is not None and base != complexity:
+    complexity = own
+    if v.model is not None and is_misfit(v.model):
+        complexity = f"{own} (misfit)"
+    if own is not None and base is not None and base != own:
         complexity = f"{complexity} (baseline {base})"
     tool = reported_class(v.model)
     if complexity is not None and tool is not None:

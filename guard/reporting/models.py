@@ -12,9 +12,8 @@ from ..defaults import PREDICTION_LEVEL
 from ..modeling import ModelingResult
 from ..modeling.details import ClassConfidence, DriftDetail, NoiseDetail, PredictionDetail
 from ..modeling.evidence import FEW_POINTS, FEW_POINTS_QUANTILE
-from ..modeling.growth import misfit
 from ..modeling.pmnf import Model
-from .summary import class_text
+from .summary import class_text, is_misfit
 from .tables import Column, fit
 
 __all__ = ["UNSURE", "advice_lines", "falling_note", "models_table"]
@@ -62,7 +61,7 @@ def _noise(m: Model) -> str:
 
 def _sure(m: Model) -> str:
     conf: ClassConfidence | None = m.extra("confidence")
-    return "-" if conf is None else f"{conf.probability:.0%}"
+    return "-" if conf is None or is_misfit(m) else f"{conf.probability:.0%}"
 
 
 def _prediction(detail: PredictionDetail | None) -> str:
@@ -92,9 +91,10 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
         for m in result.models:
             if m.extra("falls"):
                 continue  # the falling note says what the class cannot
-            if len(m.parameters) == 1 and misfit(m.smape, m.extras):
+            unfit = is_misfit(m)
+            if unfit:
                 out.append(f"[yellow]note[/] {escape(_misfit(m))}")
-            line = _advice(m)
+            line = None if unfit else _advice(m)  # no probability to raise where none fits
             if line:
                 out.append(f"[yellow]note[/] {line}")
             for seg in m.extra("segments") or []:
@@ -116,7 +116,7 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
                     + escape(combination["note"])
                 )
             drift: DriftDetail | None = m.extra("drift")
-            if drift is not None:
+            if drift is not None and not unfit:  # no size is off a model that fits none
                 where = numbers.at(drift.parameter, drift.at)
                 out.append(
                     f"[yellow]note[/] {escape(m.kernel)}: the values at {where} "

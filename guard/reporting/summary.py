@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..checking.verdicts import CheckReport, Verdict, VerdictName
+from ..modeling.growth import misfit
 from ..modeling.pmnf import Model
 
 __all__ = [
@@ -45,14 +46,21 @@ def shown_reasons(v: Verdict) -> list[str]:
 
 def class_text(model: Model | None, short: bool = False) -> str:
     """The class a table shows, with the benchmark tool's own where its file carried one;
-    ``short`` drops the O( ) around it (``n log n``) where a narrow log needs the room."""
+    ``short`` drops the O( ) around it (``n log n``) where a narrow log needs the room.  A
+    class no class fits (``growth.misfit``: a step inside the range) is marked ``misfit``,
+    the kind of the reason that says why it means nothing."""
     if model is None:
         return "-"
     text = model.complexity()
     if short and text.startswith("O(") and text.endswith(")"):
         text = text[2:-1]
-    tool = reported_class(model)
-    return text if tool is None else f"{text} ({tool})"
+    notes = [n for n in ("misfit" if is_misfit(model) else None, reported_class(model)) if n]
+    return f"{text} ({'; '.join(notes)})" if notes else text
+
+
+def is_misfit(model: Model) -> bool:
+    """A one-parameter model no class fits (its class says nothing: see growth.misfit)."""
+    return len(model.parameters) == 1 and misfit(model.smape, model.extras)
 
 
 def reported_class(model: Model | None) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -60,3 +62,32 @@ def test_a_model_that_fits_is_judged_as_before():
     )
     v = check(clean, None, CheckOptions(rules=(ExpectationRule("*", "<= log p"),))).verdicts[0]
     assert v.verdict == "fail" and not any(r.kind == "misfit" for r in v.reasons)
+
+
+def test_a_real_cache_step_reads_misfit_in_the_table_not_a_confident_class():
+    # Google Benchmark's std::sort on this machine, one value a size: ×6.8 from 4096 to
+    # 8192 where two copies of the data leave L1.  The least bad class is the constant;
+    # the table must not present it, or its probability, as a finding.
+    from support import perfguard
+
+    recorded = Path(__file__).parents[1] / "data/formats/recorded/google_benchmark_single.json"
+    ran = perfguard("model", recorded)
+    assert ran.returncode == 0, ran.stderr
+    rows = [line for line in ran.stdout.splitlines() if "BM_Sort" in line]
+    assert rows and all("(misfit;" in row and row.rstrip(" │").endswith("-") for row in rows)
+    assert "no class fits its values" in ran.stderr
+    assert "re-measure" not in ran.stderr and "likely" not in ran.stderr
+    popfront = [line for line in ran.stdout.splitlines() if "BM_PopFront" in line]
+    assert popfront and not any("misfit" in row for row in popfront)
+
+
+def test_check_marks_the_misfit_in_its_table_and_its_report(tmp_path):
+    from support import perfguard
+
+    recorded = Path(__file__).parents[1] / "data/formats/recorded/google_benchmark_single.json"
+    report = tmp_path / "report.md"
+    ran = perfguard("check", recorded, "--expect", "*=<= n log n", "--markdown", report)
+    assert ran.returncode == 1, ran.stderr  # BM_PopFront is n^2
+    assert "(misfit;" in ran.stdout
+    rows = [line for line in report.read_text().splitlines() if line.startswith("| BM\\_Sort")]
+    assert len(rows) == 2 and all("O(1) (misfit)" in row and "inconclusive" in row for row in rows)
