@@ -248,14 +248,15 @@ def _pytest_notes(tests: Sequence[FoundBenchmark]) -> list[str]:
         notes.append(
             "no numeric parameter, and perfguard takes the sizes from the parametrization "
             '(e.g. @pytest.mark.parametrize("n", [256, 1024, 4096, 16384, 65536])), so it '
-            f"refuses a JSON file with these: {listed(flat)}"
+            f"leaves these out of the JSON file it reads, with a note: {listed(flat)}"
         )
     notes += few_sizes_notes(tests)
     names = {tuple(p.name for p in t.numeric()) for t in tests if t.numeric()}
     if len(names) > 1:
         shown = ", ".join(sorted("/".join(n) for n in names))
         notes.append(
-            f"the tests use different numeric parameters ({shown}); every benchmark in one "
-            "JSON file needs the same ones, so rename them or run them separately"
+            f"the tests use different numeric parameters ({shown}); a JSON file's kernels "
+            "share one set, so perfguard reads the tests most of the file is measured over "
+            "and leaves the others out with a note: rename them or run them separately"
         )
     return notes
