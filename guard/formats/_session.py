@@ -2,9 +2,11 @@
 
 pytest-benchmark and Google Benchmark write every benchmark of a run into one file: a
 suite's unparametrized benchmarks and its tests over other parameters sit beside the
-sized ones.  A measurement set has one set of parameters, so the importers keep the set
-most of the file's tests (then benchmarks, then the first seen) are measured over and
-leave the rest out with a note each, instead of refusing the file.
+sized ones.  A measurement set has one set of parameters, so the importers keep one set and
+leave the rest out with a note each, instead of refusing the file.  The set kept is the
+one with the fewest parameters (then the most tests, then the most benchmarks, then the
+first seen): a pull request that adds a grid test over (n, k) to a suite of tests over n
+must not switch the file to (n, k), or its check could no longer meet the baseline's.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ def choose_parameters(sized: Sequence[Sized]) -> tuple[tuple[str, ...], list[lis
     for s in sized:
         groups.setdefault(frozenset(s.parameters), []).append(s)
 
-    def weight(key: frozenset[str]) -> tuple[int, int]:
-        return len({s.test for s in groups[key]}), len(groups[key])
+    def weight(key: frozenset[str]) -> tuple[int, int, int]:
+        return -len(key), len({s.test for s in groups[key]}), len(groups[key])
 
     chosen = max(groups, key=weight)  # max keeps the first seen of equals
     return groups[chosen][0].parameters, [g for k, g in groups.items() if k != chosen]
@@ -59,9 +61,8 @@ def left_out_notes(
         notes.append(
             f"{path}: left out {_count(len(group))} measured over "
             f"{', '.join(group[0].parameters)} ({_tests(tests)}): a file's kernels share one "
-            f"set of parameters, and most of this file's tests are measured over "
-            f"{', '.join(parameters)}; to model them, give them a file of their own "
-            f"({how_to_select.format(test=tests[0])})"
+            f"set of parameters, here {', '.join(parameters)}; to model them, give them a "
+            f"file of their own ({how_to_select.format(test=tests[0])})"
         )
     return notes
 

@@ -8,8 +8,8 @@ Shape: ``{"context": {"date", "host_name", "executable", "num_cpus", "mhz_per_cp
 Sizes come from the range arguments in the run name (``run_name``, else ``name``):
 ``BM_Sort/1024`` has the parameter ``n``; positional arguments are named ``n``, ``m``,
 ``k``, then ``arg3``, ``arg4``, ... by position, and arguments named with ``ArgNames``
-(``BM_X/rows:64/cols:8``) keep their names. A file's kernels share one set of parameters,
-the one most of its benchmark families are measured over; a binary's benchmarks without
+(``BM_X/rows:64/cols:8``) keep their names. A file's kernels share one set of parameters
+(the one ``_session`` keeps: the fewest, then the most families); a binary's benchmarks without
 arguments, and families over other arguments, are left out with a note each (see
 ``_session``); a file where no benchmark has an argument is an error. The setting segments
 ``repeats:``, ``min_time:``, ``min_warmup_time:``, ``iterations:``, ``real_time``,

@@ -5,9 +5,9 @@ Shape: ``{"machine_info": {...}, "commit_info": {"id", "branch", ...}, "benchmar
 "stats": {"median", ..., "data": [...]}}, ...], "datetime", "version"}``.
 
 Sizes come from the parametrization: the numeric entries of ``params`` are the
-measurement parameters. A file's kernels share one set of parameters: the set most of its
-tests have (then most benchmarks, then the first seen), named in the order of the first
-benchmark that has it. pytest-benchmark writes the whole session into one file, so a suite's
+measurement parameters. A file's kernels share one set of parameters (the one
+``_session`` keeps: the fewest parameters, then the most tests), named in the order of the
+first benchmark that has it. pytest-benchmark writes the whole session into one file, so a suite's
 unparametrized benchmarks, and tests parametrized over other names, are left out with a
 note (``MeasurementSet.notes``) rather than refusing the file; a file where nothing has a
 numeric parameter is an error. A benchmark that has the parameters but a non-numeric value

@@ -256,7 +256,7 @@ def _pytest_notes(tests: Sequence[FoundBenchmark]) -> list[str]:
         shown = ", ".join(sorted("/".join(n) for n in names))
         notes.append(
             f"the tests use different numeric parameters ({shown}); a JSON file's kernels "
-            "share one set, so perfguard reads the tests most of the file is measured over "
-            "and leaves the others out with a note: rename them or run them separately"
+            "share one set, so perfguard reads the tests over the fewest parameters and "
+            "leaves the others out with a note: rename them or run them separately"
         )
     return notes

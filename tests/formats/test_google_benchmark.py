@@ -230,7 +230,7 @@ def test_a_binarys_file_keeps_the_arguments_of_most_families_and_notes_the_rest(
         gb_row("BM_Mat/16/2"),
         gb_row("BM_Find/8"),
     )
-    assert mset.parameters == ("n",)  # two families over n, one over n and m
+    assert mset.parameters == ("n",)  # the fewest parameters
     assert sorted({k.name for k in mset.kernels}) == ["BM_Find", "BM_Sort"]
     assert points(mset, "BM_Sort") == [(8.0,), (16.0,)]
     assert mset.notes == (
@@ -238,8 +238,8 @@ def test_a_binarys_file_keeps_the_arguments_of_most_families_and_notes_the_rest(
         "(BM_Startup); register them with ->Arg(n), ->Range(lo, hi) or ->Args({...}), to "
         "model them",
         "g.json: left out 2 benchmarks measured over n, m (BM_Mat): a file's kernels share "
-        "one set of parameters, and most of this file's tests are measured over n; to model "
-        "them, give them a file of their own (--benchmark_filter=BM_Mat)",
+        "one set of parameters, here n; to model them, give them a file of their own "
+        "(--benchmark_filter=BM_Mat)",
     )
 
 

@@ -107,7 +107,7 @@ def test_a_session_file_keeps_the_parameters_of_most_tests_and_notes_the_rest() 
         pb_row("test_sum[256]", {"n": 256}),
         pb_row("test_sort[list]", {"kind": "list"}),
     )
-    assert mset.parameters == ("n",)  # two tests over n, one over n and k
+    assert mset.parameters == ("n",)  # the fewest parameters
     assert [k.name for k in mset.kernels] == ["test_sort", "test_sum"]
     assert points(mset, "test_sort") == [(256.0,), (512.0,)]
     assert mset.notes == (
@@ -115,8 +115,23 @@ def test_a_session_file_keeps_the_parameters_of_most_tests_and_notes_the_rest() 
         '(test_startup, test_sort); parametrize them, e.g. @pytest.mark.parametrize("n", '
         "[256, 1024, 4096]), to model them",
         "b.json: left out 3 benchmarks measured over n, k (test_grid): a file's kernels share "
-        "one set of parameters, and most of this file's tests are measured over n; to model "
-        "them, give them a file of their own (pytest -k test_grid --benchmark-json=FILE)",
+        "one set of parameters, here n; to model them, give them a file of their own "
+        "(pytest -k test_grid --benchmark-json=FILE)",
+    )
+
+
+def test_adding_grid_tests_does_not_switch_the_files_parameters() -> None:
+    # the fewest parameters win, not the most tests: a pull request that adds tests over
+    # (n, k) keeps the file's kernels over n, so its check still meets the baseline's
+    mset = parse_pytest(
+        pb_row("test_sort[256]", {"n": 256}),
+        *(pb_row(f"test_grid{i}[64-8]", {"n": 64, "k": 8}) for i in range(3)),
+    )
+    assert mset.parameters == ("n",)
+    assert [k.name for k in mset.kernels] == ["test_sort"]
+    assert (
+        "left out 3 benchmarks measured over n, k (test_grid0, test_grid1, test_grid2)"
+        in (mset.notes[0])
     )
 
 
