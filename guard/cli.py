@@ -192,7 +192,9 @@ def merge_cmd(inputs: o.ShardFiles, output: o.MergeOutput, format: o.Format = No
     from .app.merge import merge
     from .reporting import console
 
-    console.err().print(merge(tuple(inputs), output, format).sentence(), markup=False)
+    outcome = merge(tuple(inputs), output, format)
+    console.print_notes(outcome.notes)
+    console.err().print(outcome.sentence(), markup=False)
 
 
 @app.command("history")

@@ -16,6 +16,7 @@ class MergeOutcome:
     kernels: int
     points: int
     output: Path
+    notes: tuple[str, ...] = ()  # what reading the inputs left out (see MeasurementSet.notes)
 
     def sentence(self) -> str:
         return (
@@ -34,7 +35,9 @@ def merge(inputs: tuple[Path, ...], output: Path, format: str | None = None) -> 
 
     check_format(format)
     check_writable(output)
-    merged = merge_sets([(str(path), load(path, format)) for path in inputs])
+    sets = [(str(path), load(path, format)) for path in inputs]
+    merged = merge_sets(sets)
     save(merged, output)
     points = sum(len(k.points) for k in merged.kernels)
-    return MergeOutcome(len(inputs), len(merged.kernels), points, output)
+    notes = tuple(note for _, mset in sets for note in mset.notes)
+    return MergeOutcome(len(inputs), len(merged.kernels), points, output, notes)

@@ -185,6 +185,20 @@ def test_merge_refuses_different_parameters(tmp_path: Path) -> None:
     assert not (tmp_path / "c.json").exists()
 
 
+def test_merge_says_what_a_tools_session_file_left_out(tmp_path: Path) -> None:
+    bench = [
+        {"name": f"test_sum[{n}]", "params": {"n": n}, "stats": {"median": n * 1e-9}}
+        for n in (256, 512)
+    ] + [{"name": "test_startup", "params": None, "stats": {"median": 1e-6}}]
+    source = tmp_path / "pb.json"
+    source.write_text(json.dumps({"machine_info": {}, "benchmarks": bench}))
+    done = perfguard("merge", source, "-o", tmp_path / "m.json")
+    assert done.returncode == 0, done.stderr
+    assert "left out 1 benchmark without a numeric parameter" in done.stderr
+    assert "(test_startup)" in done.stderr
+    assert "merged 1 files: 1 kernels, 2 points" in done.stderr
+
+
 def test_merge_refuses_different_commits(tmp_path: Path) -> None:
     docs = []
     for name, commit in (("a", "1" * 40), ("b", "2" * 40)):
