@@ -32,7 +32,7 @@ from ..measurements import Kernel, MeasurementSet
 from ..modeling import KernelAnalysis, analyze
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import SPACE, Evidence, EvidenceSettings
-from ..modeling.growth import misfit
+from ..modeling.growth import misfit, misfit_model
 from ..modeling.pmnf import Model
 from .batch import (
     BoundNumbers,
@@ -669,9 +669,11 @@ class _Judge:
         """Candidate / baseline at the target (runner speed included); opt-in slowdown failure."""
         if base is None:
             return None
+        # where no class describes the values, no model predicts beyond them: the measured ratio
         if "exponential-like" in (model.complexity(), base.complexity()):
-            # no class describes that growth, so no model predicts it: the measured ratio
-            return _measured_change(pairs, findings)
+            return _measured_change(pairs, findings, "no class describes exponential growth")
+        if any(misfit_model(m) for m in (model, base)):
+            return _measured_change(pairs, findings, "no class fits these values")
         at = _target_point(model, self.opts.target, lines)
         ratio = float(model.evaluate(at) / base.evaluate(at))
         if not math.isfinite(ratio) or ratio <= 0:
@@ -702,9 +704,10 @@ def _medians(le: LineEvidence) -> np.ndarray:
 
 
 def _measured_change(
-    pairs: list[tuple[LineEvidence, LineEvidence]], findings: _Findings
+    pairs: list[tuple[LineEvidence, LineEvidence]], findings: _Findings, why: str
 ) -> float | None:
-    """Candidate / baseline as measured at the largest size both runs have (a note)."""
+    """Candidate / baseline as measured at the largest size both runs have (a note; ``why``
+    no model's prediction is used)."""
     if not pairs:
         return None
     cand, base = pairs[0]
@@ -721,9 +724,8 @@ def _measured_change(
     findings.note(
         Reason(
             "change",
-            f"{numbers.factor(ratio)} the baseline at {where}, as measured (no class describes "
-            "exponential growth, so no model predicts beyond it; includes any difference in "
-            "runner speed)",
+            f"{numbers.factor(ratio)} the baseline at {where}, as measured ({why}, so no model "
+            "predicts beyond it; includes any difference in runner speed)",
         )
     )
     return ratio

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..modeling.growth import misfit_model
 from .verdicts import Verdict
 
 __all__ = ["rank_kernels"]
@@ -37,6 +38,8 @@ def rank_kernels(
         order = sorted(keyed, key=lambda t: (tuple(-x for x in t[2]), -t[1], t[0]))
     out = list(verdicts)
     for rank, (i, value, _) in enumerate(order, start=1):
-        predicted = value if target else None
+        # a model no class fits predicts nothing (growth.misfit): its value is not shown
+        model = verdicts[i].model
+        predicted = value if target and model is not None and not misfit_model(model) else None
         out[i] = dataclasses.replace(out[i], rank=rank, predicted=predicted)
     return out

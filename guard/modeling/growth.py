@@ -17,11 +17,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import SupportsFloat
+from typing import TYPE_CHECKING, SupportsFloat
 
 import numpy as np
 
 from ..defaults import CONFIDENCE
+
+if TYPE_CHECKING:
+    from .pmnf import Model
 
 MARGIN = 1.0  # steeper than the fastest class by at least one power of x
 STEPS = 2  # the last steps that must all be that steep
@@ -138,3 +141,9 @@ def misfit(smape: float, extras: Mapping[str, object] | None = None) -> bool:
     values (``falls``, ``growth`` in ``extras``) misfit too, and are said so on their own."""
     marked = extras or {}
     return smape >= MISFIT_SMAPE and not (marked.get("falls") or marked.get("growth"))
+
+
+def misfit_model(model: Model) -> bool:
+    """``misfit`` for a model of one parameter: its class, and any value it predicts, say
+    nothing about the kernel."""
+    return len(model.parameters) == 1 and misfit(model.smape, model.extras)

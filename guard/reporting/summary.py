@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..checking.verdicts import CheckReport, Verdict, VerdictName
-from ..modeling.growth import misfit
+from ..modeling.growth import misfit_model
 from ..modeling.pmnf import Model
 
 __all__ = [
@@ -60,7 +60,7 @@ def class_text(model: Model | None, short: bool = False) -> str:
 
 def is_misfit(model: Model) -> bool:
     """A one-parameter model no class fits (its class says nothing: see growth.misfit)."""
-    return len(model.parameters) == 1 and misfit(model.smape, model.extras)
+    return misfit_model(model)
 
 
 def reported_class(model: Model | None) -> str | None:

@@ -91,3 +91,17 @@ def test_check_marks_the_misfit_in_its_table_and_its_report(tmp_path):
     assert "(misfit;" in ran.stdout
     rows = [line for line in report.read_text().splitlines() if line.startswith("| BM\\_Sort")]
     assert len(rows) == 2 and all("O(1) (misfit)" in row and "inconclusive" in row for row in rows)
+
+
+def test_a_misfit_predicts_nothing_and_its_change_is_the_measured_ratio():
+    from guard import formats
+
+    recorded = Path(__file__).parents[1] / "data/formats/recorded/google_benchmark_single.json"
+    mset = formats.load(recorded)
+    report = check(mset, mset, CheckOptions(target={"n": 1e6}))
+    by_kernel = {(v.kernel, v.metric): v for v in report.verdicts}
+    sort, popfront = by_kernel["BM_Sort", "time"], by_kernel["BM_PopFront", "time"]
+    assert sort.predicted is None and popfront.predicted is not None  # 1.4e-5 s was shown
+    assert sort.change == 1.0  # the same values: the measured ratio, not a model's
+    (change,) = [r.message for r in sort.reasons if r.kind == "change"]
+    assert "as measured" in change and "n=32768" in change
