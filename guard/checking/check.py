@@ -398,11 +398,14 @@ class _Judge:
         )
 
     def _misfit(self, name: str, model: Model, compared: bool, findings: _Findings) -> None:
-        """A model no class fits makes what it is judged against inconclusive, not a pass."""
+        """A model no class fits makes what it is judged against inconclusive, not a pass;
+        its class's own undecided findings ("1 measured ... likely above it") go: they
+        would read the class the misfit reason says means nothing."""
         judged = bool(self.bounds_for(name)) or compared
         if judged and not findings.failed and len(self.parameters) == 1:
             gap = _misfit_message(model)
             if gap is not None:
+                findings.reasons = [r for r in findings.reasons if r.kind not in _CLASS_KINDS]
                 findings.undecide(Reason("misfit", gap))
 
     # ------------------------------------------------------------------ bounds

@@ -105,3 +105,20 @@ def test_a_misfit_predicts_nothing_and_its_change_is_the_measured_ratio():
     assert sort.change == 1.0  # the same values: the measured ratio, not a model's
     (change,) = [r.message for r in sort.reasons if r.kind == "change"]
     assert "as measured" in change and "n=32768" in change
+
+
+def test_a_misfit_keeps_no_sentence_that_reads_its_class():
+    # the same file as both runs: "1 now, 1 in the baseline; 97.9% confident that it grows
+    # faster" contradicted itself; the misfit reason is what the verdict rests on
+    from guard import formats
+
+    recorded = Path(__file__).parents[1] / "data/formats/recorded/google_benchmark_single.json"
+    mset = formats.load(recorded)
+    opts = CheckOptions(rules=(ExpectationRule("*", "<= n log n"),))
+    for v in check(mset, mset, opts).verdicts:
+        kinds = {r.kind for r in v.reasons}
+        if v.kernel == "BM_Sort":
+            assert v.verdict == "inconclusive" and "misfit" in kinds
+            assert not kinds & {"regression", "expectation"}, v.reasons
+        else:
+            assert v.verdict == "fail" and "expectation" in kinds and "misfit" not in kinds
