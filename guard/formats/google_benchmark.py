@@ -17,9 +17,11 @@ arguments, and families over other arguments, are left out with a note each (see
 name so runs on different thread counts stay apart.
 
 Each family gives two kernels: metric ``time`` from ``real_time`` and metric ``cpu`` from
-``cpu_time``, converted from ``time_unit`` to seconds (unit ``s``). Only iteration rows are
+``cpu_time``, converted from ``time_unit`` to seconds (unit ``s``). Iteration rows are
 read, one value per repetition; aggregates (mean, median, stddev, cv) and runs that were
-skipped or failed (``error_occurred``) are left out. User counters are ignored.
+skipped or failed (``error_occurred``) are left out. A family written with
+``--benchmark_report_aggregates_only`` has no iteration rows: its median rows (else its
+mean rows) are read instead, one value a size, with a note. User counters are ignored.
 Google Benchmark's own ``Complexity()`` fit (the ``_BigO`` and ``_RMS`` rows) is carried on
 the family's kernels as ``reported`` (see ``_google_complexity``), shown beside perfguard's
 class; it does not enter the measurements.
@@ -51,6 +53,7 @@ _POSITIONAL = ("n", "m", "k")
 _MACHINE_KEYS = ("host_name", "executable", "num_cpus", "mhz_per_cpu", "library_build_type")
 _FOREIGN_KEYS = ("machine_info", "commit_info", "results", "schema")
 _HOW_TO_SIZE = "register it with ->Arg(n), ->Range(lo, hi) or ->Args({...})"
+_STAND_INS = ("median", "mean")  # a family's aggregates read where it has no iteration rows
 
 
 def _sniff(text: str) -> bool:
@@ -81,16 +84,22 @@ def _positional(index: int) -> str:
     return _POSITIONAL[index] if index < len(_POSITIONAL) else f"arg{index}"
 
 
-def _skipped(row: dict[str, Any]) -> bool:
-    aggregate = row.get("run_type") == "aggregate" or "aggregate_name" in row
-    failed = row.get("error_occurred") is True or row.get("skipped") is True
-    return aggregate or failed
+def _failed(row: dict[str, Any]) -> bool:
+    return row.get("error_occurred") is True or row.get("skipped") is True
+
+
+def _aggregate(row: dict[str, Any]) -> str | None:
+    """The aggregate a row holds ("mean", "median", ...; "" if unnamed), None for a run."""
+    if row.get("run_type") != "aggregate" and "aggregate_name" not in row:
+        return None
+    name = row.get("aggregate_name")
+    return name if isinstance(name, str) else ""
 
 
 @dataclass(frozen=True)
 class _Run:
-    """An iteration row: its index, the key its name came from, its name and kernel, its
-    (parameter, value) arguments and the row itself."""
+    """An iteration row (or a median or mean aggregate): its index, the key its name came
+    from, its name and kernel, its (parameter, value) arguments, the row, the aggregate."""
 
     index: int
     key: str
@@ -98,6 +107,7 @@ class _Run:
     kernel: str
     args: list[tuple[str, str]]
     row: dict[str, Any]
+    aggregate: str | None = None
 
 
 class _Reader:
@@ -110,15 +120,17 @@ class _Reader:
         self.complexity = ComplexityRows(_SECONDS)
 
     def survey(self, i: int, row: Any) -> _Run | None:
-        """An iteration row's name and arguments; None for the rows that are not runs
-        (``Complexity()`` rows are kept aside, aggregates and failed runs dropped)."""
+        """An iteration row's (or a median or mean aggregate's) name and arguments; None for
+        the other rows (``Complexity()`` rows are kept aside, the rest of the aggregates and
+        failed runs dropped)."""
         at: list[str | int] = ["benchmarks", i]
         row = self.doc.obj(row, at)
         kind = complexity_kind(row)
         if kind is not None:
             self.complexity.add(row, kind, lambda name: _split_name(name)[0])
             return None
-        if _skipped(row):
+        aggregate = _aggregate(row)
+        if _failed(row) or aggregate not in (None, *_STAND_INS):
             return None
         key = "run_name" if "run_name" in row else "name"
         name = self.doc.text_value(self.doc.member(row, at, key), [*at, key])
@@ -129,7 +141,28 @@ class _Reader:
         repeated = sorted({p for p in names if names.count(p) > 1})
         if repeated:
             raise self.doc.fail([*at, key], f"{name} names the argument {repeated[0]} twice")
-        return _Run(i, key, name, kernel, args, row)
+        return _Run(i, key, name, kernel, args, row, aggregate)
+
+    def stand_in(self, runs: list[_Run]) -> tuple[list[_Run], list[str]]:
+        """The iteration runs; for a family that has none (``--benchmark_report_aggregates_
+        only``), its medians (else means) as one value a size, with a note."""
+        measured = {r.kernel for r in runs if r.aggregate is None}
+        out = [r for r in runs if r.aggregate is None]
+        standing: dict[str, list[str]] = {}
+        for aggregate in _STAND_INS:
+            chosen = {r.kernel for r in runs if r.aggregate == aggregate} - measured
+            out += [r for r in runs if r.aggregate == aggregate and r.kernel in chosen]
+            if chosen:
+                standing[aggregate] = sorted(chosen)
+            measured |= chosen
+        notes = [
+            f"{self.doc.path}: {', '.join(kernels)} {'has' if len(kernels) == 1 else 'have'} "
+            f"no iteration rows (--benchmark_report_aggregates_only): each size's {aggregate} "
+            "over the repetitions is read as one value, so the noise between repetitions is "
+            "unknown to the verdict; drop that flag to give it every repetition"
+            for aggregate, kernels in standing.items()
+        ]
+        return sorted(out, key=lambda r: r.index), notes
 
     def choose(self, runs: list[_Run]) -> tuple[set[int], list[str]]:
         """Settle the parameters; the rows to read, and notes on those left out."""
@@ -190,9 +223,13 @@ def _parse(text: str, path: str) -> MeasurementSet:
     rows = doc.arr(doc.member(root, [], "benchmarks"), ["benchmarks"])
     reader = _Reader(doc)
     runs = [run for i, row in enumerate(rows) if (run := reader.survey(i, row)) is not None]
+    runs, stand_in_notes = reader.stand_in(runs)
     if not runs:
-        raise doc.fail(["benchmarks"], "no benchmark runs (only aggregates or failed runs)")
+        raise doc.fail(
+            ["benchmarks"], "no benchmark runs (only failed runs, or aggregates without a median)"
+        )
     keep, notes = reader.choose(runs)
+    notes = stand_in_notes + notes
     for run in runs:
         if run.index in keep:
             reader.add(run)

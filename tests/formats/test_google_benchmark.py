@@ -173,7 +173,7 @@ def test_google_complexity_fields_of_an_unexpected_kind_are_left_out(
 GOOGLE_ERRORS = [
     (
         [
-            gb_row("BM_Teardown", run_type="aggregate", aggregate_name="mean"),
+            gb_row("BM_Teardown", run_type="aggregate", aggregate_name="stddev"),
             '  {\n   "name": "BM_Startup",\n   "run_name": "BM_Startup",\n'
             '   "run_type": "iteration",\n   "real_time": 1.0,\n   "cpu_time": 1.0\n  }',
             gb_row("BM_Warmup"),
@@ -200,9 +200,9 @@ GOOGLE_ERRORS = [
     (['  {"run_name": 3}'], 4, "benchmarks[0].run_name: expected a non-empty string, got 3"),
     (['  "BM_Sort/8"'], 4, 'benchmarks[0]: expected an object, got "BM_Sort/8"'),
     (
-        [gb_row("BM_A/8", run_type="aggregate", aggregate_name="mean")],
+        [gb_row("BM_A/8", run_type="aggregate", aggregate_name="stddev")],
         3,
-        "benchmarks: no benchmark runs (only aggregates or failed runs)",
+        "benchmarks: no benchmark runs (only failed runs, or aggregates without a median)",
     ),
 ]
 
@@ -241,6 +241,29 @@ def test_a_binarys_file_keeps_the_arguments_of_most_families_and_notes_the_rest(
         "one set of parameters, here n; to model them, give them a file of their own "
         "(--benchmark_filter=BM_Mat)",
     )
+
+
+def test_a_family_without_iteration_rows_reads_its_medians_else_its_means() -> None:
+    def agg(name: str, kind: str, real: float) -> str:
+        return gb_row(
+            f"{name}_{kind}", real, run_name=name, run_type="aggregate", aggregate_name=kind
+        )
+
+    mset = parse_google(
+        gb_row("BM_Run/8", 3.0),  # iteration rows: its aggregates stay unread
+        agg("BM_Run/8", "median", 99.0),
+        agg("BM_Med/8", "mean", 5.0),
+        agg("BM_Med/8", "median", 4.0),
+        agg("BM_Med/8", "stddev", 0.5),
+        agg("BM_Mean/8", "mean", 7.0),
+    )
+    assert values(mset, "BM_Run", (8,)) == (3e-9,)
+    assert values(mset, "BM_Med", (8,)) == (4e-9,)
+    assert values(mset, "BM_Mean", (8,)) == (7e-9,)
+    assert [n.split(": ", 1)[1][:40] for n in mset.notes] == [
+        "BM_Med has no iteration rows (--benchmar",
+        "BM_Mean has no iteration rows (--benchma",
+    ]
 
 
 def test_cli_bad_file_is_one_line_with_file_and_line(tmp_path: Path) -> None:

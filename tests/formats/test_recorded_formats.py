@@ -23,6 +23,7 @@ FILES = {
     "google_benchmark_repeated.json": "google-benchmark",
     "google_benchmark_single.json": "google-benchmark",
     "google_benchmark_grid.json": "google-benchmark",
+    "google_benchmark_aggregates.json": "google-benchmark",
     "hyperfine_scan.json": "hyperfine",
     "hyperfine_list.json": "hyperfine",
 }
@@ -116,6 +117,26 @@ def test_google_benchmark_iterations_only_in_seconds(name: str, repetitions: int
     assert {len(p.values) for k in mset.kernels for p in k.points} == {repetitions}
 
 
+def test_google_benchmark_aggregates_only_read_each_sizes_median() -> None:
+    # --benchmark_report_aggregates_only writes no iteration rows; perfguard refused the
+    # file ("no benchmark runs"), now each size's median is one value, with a note
+    name = "google_benchmark_aggregates.json"
+    mset = formats.load(RECORDED / name)
+    medians = [r for r in raw(name)["benchmarks"] if r.get("aggregate_name") == "median"]
+    assert len(medians) == 12 and not any(
+        r["run_type"] == "iteration" for r in raw(name)["benchmarks"]
+    )
+    for metric, field in (("time", "real_time"), ("cpu", "cpu_time")):
+        values = sorted(
+            v for k in mset.kernels if k.metric == metric for p in k.points for v in p.values
+        )
+        assert values == sorted(r[field] / 1e9 for r in medians)
+    assert {len(p.values) for k in mset.kernels for p in k.points} == {1}
+    (note,) = mset.notes
+    assert "BM_PopFront, BM_Sort have no iteration rows" in note and "median" in note
+    assert mset.kernel("BM_Sort", "cpu").reported is not None  # Complexity() rows kept
+
+
 def test_google_benchmark_two_range_arguments() -> None:
     mset = formats.load(RECORDED / "google_benchmark_grid.json")
     assert mset.parameters == ("n", "m")
@@ -130,6 +151,7 @@ def test_google_benchmark_two_range_arguments() -> None:
         "google_benchmark_repeated.json",
         "google_benchmark_single.json",
         "google_benchmark_grid.json",
+        "google_benchmark_aggregates.json",
     ],
 )
 def test_google_benchmark_complexity_rows_are_carried_per_metric(name: str) -> None:

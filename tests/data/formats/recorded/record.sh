@@ -31,6 +31,10 @@ g++ -O2 -std=c++17 gbench.cc -o "$work/gbench" -lbenchmark -lpthread
   --benchmark_out=google_benchmark_single.json --benchmark_out_format=json > /dev/null
 "$work/gbench" --benchmark_filter=BM_Grid --benchmark_repetitions=3 \
   --benchmark_min_time=0.02 --benchmark_format=json > google_benchmark_grid.json
+# Aggregates only: no iteration rows, the median (and mean, stddev, cv) of each size.
+"$work/gbench" --benchmark_filter='BM_(Sort|PopFront)' --benchmark_repetitions=3 \
+  --benchmark_report_aggregates_only=true --benchmark_min_time=0.05 \
+  --benchmark_format=json > google_benchmark_aggregates.json
 
 # hyperfine: a parameter scan over two commands, and a -L list with a text parameter.
 hyperfine --shell=none --runs 5 --parameter-scan n 5000 40000 -D 5000 \
