@@ -25,7 +25,8 @@ mean rows) are read instead, one value a size, with a note. User counters are ig
 Google Benchmark's own ``Complexity()`` fit (the ``_BigO`` and ``_RMS`` rows) is carried on
 the family's kernels as ``reported`` (see ``_google_complexity``), shown beside perfguard's
 class; it does not enter the measurements.
-The run info takes the start from ``context.date`` and a few context fields as the machine.
+The run info takes the start from ``context.date`` and a few context fields as the machine,
+with ``context.caches`` as ``run.machine.caches`` (check's memory rule reads them).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..collection.caches import in_order
 from ..measurements import MeasurementSet, RunInfo
 from . import Importer, register
 from ._common import SNIFF_BYTES, KernelTable, top_level_keys
@@ -53,6 +55,7 @@ _POSITIONAL = ("n", "m", "k")
 _MACHINE_KEYS = ("host_name", "executable", "num_cpus", "mhz_per_cpu", "library_build_type")
 _FOREIGN_KEYS = ("machine_info", "commit_info", "results", "schema")
 _HOW_TO_SIZE = "register it with ->Arg(n), ->Range(lo, hi) or ->Args({...})"
+_CACHE_LEVELS = {"1": "L1d", "2": "L2", "3": "L3"}  # context.caches' levels, as check names them
 _STAND_INS = ("median", "mean")  # a family's aggregates read where it has no iteration rows
 
 
@@ -213,8 +216,24 @@ def _run(root: dict[str, Any]) -> RunInfo:
         for k in _MACHINE_KEYS
         if isinstance(context.get(k), (str, int, float)) and not isinstance(context[k], bool)
     }
+    caches = in_order(_context_caches(context.get("caches")))
+    if caches:
+        machine["caches"] = caches
     date = context.get("date")
     return RunInfo(started=date if isinstance(date, str) else None, machine=machine)
+
+
+def _context_caches(entries: Any) -> dict[str, object]:
+    """``context.caches`` (``[{"type": "Data", "level": 1, "size": 32768}, ...]``) by level:
+    L1d is the level-1 data cache, L2 and L3 the level-2 and level-3 ones that hold data."""
+    found: dict[str, object] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or entry.get("type") not in ("Data", "Unified"):
+            continue
+        name = _CACHE_LEVELS.get(str(entry.get("level")))
+        if name is not None:
+            found.setdefault(name, entry.get("size"))
+    return found
 
 
 def _parse(text: str, path: str) -> MeasurementSet:

@@ -21,8 +21,9 @@ Values are the per-round times in ``stats.data`` (written with ``--benchmark-sav
 in seconds. Without them each point has the single value ``stats.median``, so the noise
 estimate sees one value per point. Metric ``time``, unit ``s``. The run info takes commit
 and branch from ``commit_info``, the start from ``datetime`` and the node, processor,
-machine, Python version and CPU brand from ``machine_info``; metadata of an unexpected
-type is left out rather than refused.
+machine, Python version, CPU brand and cache sizes (py-cpuinfo's, in order, as
+``run.machine.caches``) from ``machine_info``; metadata of an unexpected type is left out
+rather than refused.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from dataclasses import replace
 from typing import Any
 
 from .. import numbers
+from ..collection.caches import in_order
 from ..errors import FormatError
 from ..measurements import MeasurementSet, RunInfo
 from . import Importer, register
@@ -42,6 +44,8 @@ from ._session import Sized, choose_parameters, left_out_notes
 __all__: list[str] = []
 
 _MACHINE_KEYS = ("node", "processor", "machine", "python_version")
+# py-cpuinfo's cache sizes in machine_info.cpu: check's memory rule reads them (memory.py)
+_CPUINFO_CACHES = (("L1d", "l1_data_cache_size"), ("L2", "l2_cache_size"), ("L3", "l3_cache_size"))
 _FOREIGN_KEYS = ("context", "results", "schema")
 
 
@@ -165,6 +169,10 @@ def _run(root: dict[str, Any]) -> RunInfo:
     cpu = info.get("cpu")
     if isinstance(cpu, dict) and _text(cpu.get("brand_raw", cpu.get("brand"))):
         machine["cpu"] = cpu.get("brand_raw", cpu.get("brand"))
+    if isinstance(cpu, dict):
+        caches = in_order({level: cpu.get(key) for level, key in _CPUINFO_CACHES})
+        if caches:
+            machine["caches"] = caches
     return RunInfo(
         commit=_text(commit.get("id")),
         branch=_text(commit.get("branch")),

@@ -42,6 +42,7 @@ def test_google_benchmark_run_info() -> None:
         "num_cpus": 8,
         "mhz_per_cpu": 4200,
         "library_build_type": "release",
+        "caches": {"L1d": 32768, "L2": 262144, "L3": 8388608},  # context.caches, by level
     }
 
 

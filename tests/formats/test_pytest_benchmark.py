@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from readers import DATA, all_values, assert_cli_names_file_and_line, points, raw, values, write
 
@@ -51,7 +52,22 @@ def test_pytest_benchmark_run_info() -> None:
         "machine": "x86_64",
         "python_version": "3.11.6",
         "cpu": "Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz",
+        # py-cpuinfo's sizes, one of them as text ("1 MiB"): check's memory rule reads them
+        "caches": {"L1d": 131072, "L2": 1048576, "L3": 8388608},
     }
+
+
+def test_cache_sizes_out_of_order_are_left_out() -> None:
+    # py-cpuinfo on this project's machine: L1d 96 KiB, L2 2 MiB, L3 1 MiB (sysfs: 32 MiB)
+    cpu = {"l1_data_cache_size": 98304, "l2_cache_size": 2097152, "l3_cache_size": 1048576}
+    text = json.dumps(
+        {
+            "machine_info": {"cpu": cpu},
+            "benchmarks": [{"name": "t[1]", "params": {"n": 1}, "stats": {"median": 2.0}}],
+        }
+    )
+    run = formats.parse(text, "b.json").run
+    assert dict(run.machine) == {"caches": {"L1d": 98304, "L2": 2097152}}
 
 
 def test_pytest_benchmark_without_data_uses_the_median() -> None:
@@ -272,3 +288,35 @@ def test_pytest_document_errors(tmp_path: Path, text: str, line: int, fragment: 
 
 def test_cli_bad_file_is_one_line_with_file_and_line(tmp_path: Path) -> None:
     assert_cli_names_file_and_line(tmp_path, pytest_text(*PYTEST_ERRORS[0][0]), 8)
+
+
+def test_the_recorded_cache_sizes_reach_checks_memory_rule() -> None:
+    # sorted() of 2^8..2^18 floats: the time per n log n climbs x2.6 as the data leaves L1
+    # and L2, which check cannot tell from n^1.25 log n on `time` -- with the machine's
+    # cache sizes it says so (inconclusive); without them it fails the bound
+    from guard.checking.check import CheckOptions, ExpectationRule, check
+
+    rng = np.random.default_rng(3)
+    sizes = [2**k for k in range(8, 19)]
+    rows = []
+    for n in sizes:
+        climb = 1 + 1.6 * np.clip((np.log2(n) - 10) / 6, 0, 1)
+        rounds = 1e-8 * n * np.log2(n) * climb * (1 + 0.01 * rng.standard_normal(5))
+        rows.append(
+            {
+                "name": f"test_sorted[{n}]",
+                "params": {"n": n},
+                "stats": {"median": float(np.median(rounds)), "data": rounds.tolist()},
+            }
+        )
+    cpu = {"l1_data_cache_size": 49152, "l2_cache_size": 1048576, "l3_cache_size": 33554432}
+    rule = CheckOptions(rules=(ExpectationRule("*", "<= n log n"),))
+    verdicts = {}
+    for label, info in (("caches", {"cpu": cpu}), ("none", {})):
+        text = json.dumps({"machine_info": info, "benchmarks": rows})
+        (verdicts[label],) = check(formats.parse(text, "b.json"), None, rule).verdicts
+    assert verdicts["none"].verdict == "fail"
+    assert verdicts["caches"].verdict == "inconclusive"
+    assert any(
+        "cache levels of the measuring machine" in r.message for r in verdicts["caches"].reasons
+    )
