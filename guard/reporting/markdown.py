@@ -22,9 +22,10 @@ import numpy as np
 from .. import numbers
 from ..checking.verdicts import CheckReport, Verdict
 from ..measurements import Kernel, MeasurementSet
+from ..modeling.growth import misfit_model
 from ..templating import environment
 from . import charts
-from .summary import ORDER, counts_sentence, is_misfit, reported_class
+from .summary import ORDER, counts_sentence, reported_class
 
 __all__ = ["GITHUB_LIMIT", "escape", "escape_html", "fence", "render_markdown", "render_report"]
 
@@ -124,7 +125,7 @@ def _row(v: Verdict, kernel: Kernel | None) -> _Row:
     own = None if v.model is None else v.model.complexity()
     base = None if v.baseline_model is None else v.baseline_model.complexity()
     complexity = own
-    if v.model is not None and is_misfit(v.model):
+    if v.model is not None and misfit_model(v.model):
         complexity = f"{own} (misfit)"
     if own is not None and base is not None and base != own:
         complexity = f"{complexity} (baseline {base})"

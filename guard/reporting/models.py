@@ -12,8 +12,9 @@ from ..defaults import PREDICTION_LEVEL
 from ..modeling import ModelingResult
 from ..modeling.details import ClassConfidence, DriftDetail, NoiseDetail, PredictionDetail
 from ..modeling.evidence import FEW_POINTS, FEW_POINTS_QUANTILE
+from ..modeling.growth import misfit_model
 from ..modeling.pmnf import Model
-from .summary import class_text, is_misfit
+from .summary import class_text
 from .tables import Column, fit
 
 __all__ = ["UNSURE", "advice_lines", "falling_note", "models_table"]
@@ -61,7 +62,7 @@ def _noise(m: Model) -> str:
 
 def _sure(m: Model) -> str:
     conf: ClassConfidence | None = m.extra("confidence")
-    return "-" if conf is None or is_misfit(m) else f"{conf.probability:.0%}"
+    return "-" if conf is None or misfit_model(m) else f"{conf.probability:.0%}"
 
 
 def _prediction(detail: PredictionDetail | None) -> str:
@@ -91,7 +92,7 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
         for m in result.models:
             if m.extra("falls"):
                 continue  # the falling note says what the class cannot
-            unfit = is_misfit(m)
+            unfit = misfit_model(m)
             if unfit:
                 out.append(f"[yellow]note[/] {escape(_misfit(m))}")
             line = None if unfit else _advice(m)  # no probability to raise where none fits

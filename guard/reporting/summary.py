@@ -46,21 +46,16 @@ def shown_reasons(v: Verdict) -> list[str]:
 
 def class_text(model: Model | None, short: bool = False) -> str:
     """The class a table shows, with the benchmark tool's own where its file carried one;
-    ``short`` drops the O( ) around it (``n log n``) where a narrow log needs the room.  A
-    class no class fits (``growth.misfit``: a step inside the range) is marked ``misfit``,
-    the kind of the reason that says why it means nothing."""
+    ``short`` drops the O( ) around it (``n log n``) where a narrow log needs the room.  The
+    class of a model no class fits (``growth.misfit``: a step inside the range) is marked
+    ``misfit``, the kind of the reason that says why it means nothing."""
     if model is None:
         return "-"
     text = model.complexity()
     if short and text.startswith("O(") and text.endswith(")"):
         text = text[2:-1]
-    notes = [n for n in ("misfit" if is_misfit(model) else None, reported_class(model)) if n]
+    notes = [n for n in ("misfit" if misfit_model(model) else None, reported_class(model)) if n]
     return f"{text} ({'; '.join(notes)})" if notes else text
-
-
-def is_misfit(model: Model) -> bool:
-    """A one-parameter model no class fits (its class says nothing: see growth.misfit)."""
-    return misfit_model(model)
 
 
 def reported_class(model: Model | None) -> str | None:
