@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Sized", "choose_parameters", "left_out_notes"]
+__all__ = ["Sized", "choose_parameters", "left_out_notes", "nonpositive_note"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,18 @@ def left_out_notes(
             f"file of their own ({how_to_select.format(test=tests[0])})"
         )
     return notes
+
+
+def nonpositive_note(path: str, left: Sequence[tuple[str, str]]) -> list[str]:
+    """A note on the benchmarks left out at a size of 0 or less (their test and where, as
+    ``n=0``): every class is a function of positive sizes (log 0 is not a number)."""
+    if not left:
+        return []
+    where = ", ".join(dict.fromkeys(f"{test} at {at}" for test, at in left))
+    return [
+        f"{path}: left out {_count(len(left))} at a size of 0 or less ({where}): the classes "
+        "are functions of positive sizes, so those points cannot be modelled"
+    ]
 
 
 def _count(n: int) -> str:

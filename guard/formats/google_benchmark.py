@@ -41,7 +41,7 @@ from . import Importer, register
 from ._common import SNIFF_BYTES, KernelTable, top_level_keys
 from ._google_complexity import ComplexityRows, complexity_kind
 from ._json_lines import JsonFile, shown
-from ._session import Sized, choose_parameters, left_out_notes
+from ._session import Sized, choose_parameters, left_out_notes, nonpositive_note
 
 __all__: list[str] = []
 
@@ -81,6 +81,11 @@ def _split_name(name: str) -> tuple[str, list[tuple[str, str]]]:
         parts.pop()
     args = [(label or _positional(j), value) for j, (label, value) in enumerate(found)]
     return "/".join(parts) + threads, args
+
+
+def _nonpositive(digits: str) -> bool:
+    """An argument (``-?[0-9]+``, any length) of 0 or less."""
+    return digits.startswith("-") or not digits.strip("0")
 
 
 def _positional(index: int) -> str:
@@ -179,6 +184,9 @@ class _Reader:
         parameters, others = choose_parameters(sized)
         self.parameters = list(parameters)
         keep = {s.index for s in sized if set(s.parameters) == set(parameters)}
+        # BM_X/0 (->Range(0, n), an empty input) is a real run no class can model: left out
+        at_zero = [r for r in runs if r.index in keep and any(_nonpositive(v) for _, v in r.args)]
+        keep -= {r.index for r in at_zero}
         notes = left_out_notes(
             self.doc.path,
             parameters,
@@ -187,7 +195,8 @@ class _Reader:
             _HOW_TO_SIZE.replace("register it", "register them"),
             "--benchmark_filter={test}",
         )
-        return keep, notes
+        at = [(r.kernel, ", ".join(f"{p}={v}" for p, v in r.args)) for r in at_zero]
+        return keep, notes + nonpositive_note(self.doc.path, at)
 
     def add(self, run: _Run) -> None:
         at: list[str | int] = ["benchmarks", run.index]

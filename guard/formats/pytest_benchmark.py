@@ -29,6 +29,7 @@ rather than refused.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -39,7 +40,7 @@ from ..measurements import MeasurementSet, RunInfo
 from . import Importer, register
 from ._common import DEFAULT_METRIC, SNIFF_BYTES, KernelTable, top_level_keys
 from ._json_lines import JsonFile
-from ._session import Sized, choose_parameters, left_out_notes
+from ._session import Sized, choose_parameters, left_out_notes, nonpositive_note
 
 __all__: list[str] = []
 
@@ -107,7 +108,13 @@ class _Reader:
             'parametrize them, e.g. @pytest.mark.parametrize("n", [256, 1024, 4096])',
             "pytest -k {test} --benchmark-json=FILE",
         )
-        return keep, notes
+        # a size of 0 (an empty input) is a real benchmark no class can model: left out
+        at_zero = [i for i in keep if any(_is_number(v) and v <= 0 for v in found[i][2].values())]
+        zero_notes = nonpositive_note(
+            self.doc.path,
+            [(_test(found[i][1]), _at_text(parameters, found[i][2])) for i in at_zero],
+        )
+        return [i for i in keep if i not in at_zero], notes + zero_notes
 
     def _unsized_error(self, i: int, name: str, params: dict[str, Any]) -> FormatError:
         if not params:
@@ -149,6 +156,10 @@ class _Reader:
         if stats.get("data") is not None:
             return self.doc.numbers(stats["data"], [*at, "data"])
         return [self.doc.number(self.doc.member(stats, at, "median"), [*at, "median"])]
+
+
+def _at_text(parameters: Sequence[str], params: dict[str, Any]) -> str:
+    return ", ".join(f"{p}={params[p]}" for p in parameters)
 
 
 def _test(name: str) -> str:

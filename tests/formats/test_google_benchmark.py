@@ -86,7 +86,7 @@ def parse_google(*rows: str) -> MeasurementSet:
         ("BM_Sort/1024/manual_time", "BM_Sort", (1024.0,)),
         ("BM_Sort/1024/threads:4", "BM_Sort/threads:4", (1024.0,)),
         ("BM_Sort/1024/real_time/threads:8", "BM_Sort/threads:8", (1024.0,)),
-        ("BM_Sort<std::string>/-8", "BM_Sort<std::string>", (-8.0,)),
+        ("BM_Sort<std::string>/8", "BM_Sort<std::string>", (8.0,)),
         ("sort/vector/1024", "sort/vector", (1024.0,)),
         ("BM_Sort/n:1024", "BM_Sort", (1024.0,)),
     ],
@@ -241,6 +241,17 @@ def test_a_binarys_file_keeps_the_arguments_of_most_families_and_notes_the_rest(
         "g.json: left out 2 benchmarks measured over n, m (BM_Mat): a file's kernels share "
         "one set of parameters, here n; to model them, give them a file of their own "
         "(--benchmark_filter=BM_Mat)",
+    )
+
+
+def test_a_range_from_zero_leaves_the_zero_out_with_a_note() -> None:
+    mset = parse_google(
+        gb_row("BM_Fill/0"), gb_row("BM_Fill/0"), gb_row("BM_Fill/8"), gb_row("BM_T<int>/-8")
+    )
+    assert points(mset, "BM_Fill") == [(8.0,)]
+    (note,) = mset.notes
+    assert note.startswith(
+        "g.json: left out 3 benchmarks at a size of 0 or less (BM_Fill at n=0, BM_T<int> at n=-8)"
     )
 
 

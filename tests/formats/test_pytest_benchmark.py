@@ -136,6 +136,17 @@ def test_a_session_file_keeps_the_parameters_of_most_tests_and_notes_the_rest() 
     )
 
 
+def test_a_size_of_zero_is_left_out_with_a_note() -> None:
+    # parametrize("n", [0, 8, 16]): the empty input is a fair benchmark, not a size a class
+    # can be fitted at (log 0); the kernel was skipped whole ("non-positive parameter values")
+    mset = parse_pytest(*(pb_row(f"test_sort[{n}]", {"n": n, "kind": "list"}) for n in (0, 8, 16)))
+    assert points(mset, "test_sort[kind=list]") == [(8.0,), (16.0,)]
+    assert mset.notes == (
+        "b.json: left out 1 benchmark at a size of 0 or less (test_sort at n=0): the classes "
+        "are functions of positive sizes, so those points cannot be modelled",
+    )
+
+
 def test_adding_grid_tests_does_not_switch_the_files_parameters() -> None:
     # the fewest parameters win, not the most tests: a pull request that adds tests over
     # (n, k) keeps the file's kernels over n, so its check still meets the baseline's
