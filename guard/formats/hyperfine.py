@@ -17,6 +17,9 @@ still share a kernel name (the command does not use them, e.g. they only feed
 ``--prepare``), the values are appended: ``./sorter --size {n} [impl=merge]``. With
 ``--command-name``, ``command`` holds the name, and the same rules apply to it.
 
+A result at a size of 0 or less (``-P n 0 8``: the empty input) is left out with a note:
+no class is a function there.
+
 Values are ``times`` in seconds, or ``[mean]`` when a file has no ``times``. Metric
 ``time``, unit ``s``. hyperfine records no commit or machine, so the run info is empty.
 """
@@ -35,6 +38,7 @@ from ..measurements import MeasurementSet, RunInfo
 from . import Importer, register
 from ._common import DEFAULT_METRIC, SNIFF_BYTES, KernelTable, top_level_keys
 from ._json_lines import JsonFile, shown
+from ._session import nonpositive_note
 
 __all__: list[str] = []
 
@@ -180,11 +184,17 @@ def _parse(text: str, path: str) -> MeasurementSet:
     reader = _Reader(doc)
     results = [reader.result(i, r) for i, r in enumerate(raw)]
     table = KernelTable()
+    at_zero: list[tuple[str, str]] = []  # -P n 0 8: the empty input, which no class can model
     for name, result in zip(_kernel_names(results, reader.numeric), results):
         at = tuple(float(result.parameters[p]) for p in reader.numeric)
+        if min(at) <= 0:
+            where = ", ".join(f"{p}={result.parameters[p]}" for p in reader.numeric)
+            at_zero.append((name, where))
+            continue
         table.add((name, DEFAULT_METRIC), at, result.values)
     kernels = tuple(replace(k, unit="s") for k in table.kernels())
-    return doc.measurement_set(reader.numeric, kernels, RunInfo())
+    notes = nonpositive_note(path, at_zero)
+    return doc.measurement_set(reader.numeric, kernels, RunInfo(), notes)
 
 
 register(Importer("hyperfine", _sniff, _parse))

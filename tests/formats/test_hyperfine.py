@@ -189,3 +189,14 @@ def test_hyperfine_errors_name_file_and_line(
 
 def test_cli_bad_file_is_one_line_with_file_and_line(tmp_path: Path) -> None:
     assert_cli_names_file_and_line(tmp_path, hf_text(*HYPERFINE_ERRORS[1][0]), 8)
+
+
+def test_a_scan_from_zero_leaves_the_zero_out_with_a_note() -> None:
+    # -P n 0 8: the whole kernel was skipped ("non-positive parameter values")
+    mset = parse_hyperfine(*(hf_row(f"./fill {n}", {"n": str(n)}) for n in (0, 4, 8)))
+    assert [k.name for k in mset.kernels] == ["./fill {n}"]
+    assert [p.at for p in mset.kernels[0].points] == [(4.0,), (8.0,)]
+    assert mset.notes == (
+        "h.json: left out 1 benchmark at a size of 0 or less (./fill {n} at n=0): the classes "
+        "are functions of positive sizes, so those points cannot be modelled",
+    )
