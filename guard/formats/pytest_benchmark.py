@@ -29,7 +29,6 @@ rather than refused.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -112,7 +111,10 @@ class _Reader:
         at_zero = [i for i in keep if any(_is_number(v) and v <= 0 for v in found[i][2].values())]
         zero_notes = nonpositive_note(
             self.doc.path,
-            [(_test(found[i][1]), _at_text(parameters, found[i][2])) for i in at_zero],
+            [
+                (_test(name), _fmt_point(self.parameters, tuple(params[p] for p in parameters)))
+                for _, name, params, _ in (found[i] for i in at_zero)
+            ],
         )
         return [i for i in keep if i not in at_zero], notes + zero_notes
 
@@ -156,10 +158,6 @@ class _Reader:
         if stats.get("data") is not None:
             return self.doc.numbers(stats["data"], [*at, "data"])
         return [self.doc.number(self.doc.member(stats, at, "median"), [*at, "median"])]
-
-
-def _at_text(parameters: Sequence[str], params: dict[str, Any]) -> str:
-    return ", ".join(f"{p}={params[p]}" for p in parameters)
 
 
 def _test(name: str) -> str:
