@@ -66,8 +66,10 @@ def _shape(name: str) -> np.ndarray:
     return g / g[-1]
 
 
-def _measure(rng: np.random.Generator, clean: np.ndarray, level: float, speed: float) -> np.ndarray:
-    drift = np.exp(DRIFT_RATIO * level * rng.standard_normal(len(clean)))
+def _measure(
+    rng: np.random.Generator, clean: np.ndarray, level: float, speed: float, drift_ratio: float
+) -> np.ndarray:
+    drift = np.exp(drift_ratio * level * rng.standard_normal(len(clean)))
     jitter = np.exp(level * rng.standard_normal((len(clean), REPETITIONS)))
     hit = rng.random((len(clean), REPETITIONS)) < 0.05
     outlier = np.where(hit, rng.uniform(1.5, 3.0, hit.shape), 1.0)
@@ -95,6 +97,7 @@ def _case(
     kind: str,
     level: float,
     factors: tuple[float, float] | None = None,
+    drift_ratio: float = DRIFT_RATIO,
 ) -> Case:
     base, cand, factor = _pair(rng, kind, factors)
     scale = float(np.exp(rng.uniform(np.log(1e-5), np.log(1e-2))))  # top-size time, seconds
@@ -112,17 +115,22 @@ def _case(
         base,
         cand,
         SIZES,
-        _measure(rng, scale * baseline, level, 1.0),
-        _measure(rng, scale * candidate, level, speed),
+        _measure(rng, scale * baseline, level, 1.0, drift_ratio),
+        _measure(rng, scale * candidate, level, speed, drift_ratio),
         speed,
     )
 
 
 def generate(
-    level: float, count: int, seed: int, factors: tuple[float, float] | None = None
+    level: float,
+    count: int,
+    seed: int,
+    factors: tuple[float, float] | None = None,
+    drift_ratio: float = DRIFT_RATIO,
 ) -> list[Case]:
     """``count`` cases at one jitter level, reproducible from (seed, level); ``factors`` as in
-    regression_cases.same_class_factor."""
+    regression_cases.same_class_factor; ``drift_ratio`` the per-size drift's sd over the
+    jitter's."""
     rng = np.random.default_rng([seed, 15, int(round(level * 1000))])
     kinds = [k for k, share in KIND_SHARES for _ in range(int(round(share * count)))]
-    return [_case(rng, i, kind, level, factors) for i, kind in enumerate(kinds)]
+    return [_case(rng, i, kind, level, factors, drift_ratio) for i, kind in enumerate(kinds)]

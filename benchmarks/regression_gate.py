@@ -2,14 +2,15 @@
 
     .venv/bin/python benchmarks/regression_gate.py --count 2000 --seed 1 \
         [--generators regression,crossover] [--peers] [--out benchmarks/out/gate] [--caches] \
-        [--per-case] [--setting NAME=VALUE]
+        [--per-case] [--drift R] [--setting NAME=VALUE]
 
 Two seeded generators of baseline/candidate pairs:
 
 * ``regression`` (benchmarks/regression_cases.py): the candidate's kernel matched to the
   baseline's at the smallest size; uniform jitter with a per-size drift of 0.25 x jitter;
 * ``crossover`` (benchmarks/crossover_cases.py): the candidate matched at the *largest* size
-  (0.8-2.5x), overhead up to 60% of the top-size time, lognormal jitter, classes up to n^3.
+  (0.8-2.5x), overhead up to 60% of the top-size time, lognormal jitter, classes up to n^3;
+  ``--drift R`` sets its per-size drift to R x jitter (0.5 by default).
 
 perfguard runs its real ``check`` on measurement sets built from the cases:
 
@@ -60,10 +61,13 @@ def generate(
     count: int,
     seed: int,
     factors: tuple[float, float] | None = None,
+    drift: float | None = None,
 ) -> list[Case]:
-    """The cases of one generator at one jitter level (``factors``: of the same-class cases)."""
+    """The cases of one generator at one jitter level (``factors``: of the same-class cases;
+    ``drift``: the crossover generator's per-size drift over its jitter, default 0.5)."""
     if generator == "crossover":
-        return crossover_cases.generate(level, count, seed, factors)
+        ratio = crossover_cases.DRIFT_RATIO if drift is None else drift
+        return crossover_cases.generate(level, count, seed, factors, ratio)
     noise = NoiseModel(jitter="uniform", drift_ratio=0.25)
     return regression_cases.generate(level, count, seed, noise, factors)
 
@@ -150,7 +154,7 @@ def by_kind(fails: np.ndarray, cases: list[Case]) -> dict[str, float]:
 def run_level(generator: str, level: float, args: argparse.Namespace) -> dict:
     """Every tool on one generator at one jitter level."""
     factors = tuple(float(f) for f in args.factors.split(",")) if args.factors else None
-    cases = generate(generator, level, args.count, args.seed, factors)
+    cases = generate(generator, level, args.count, args.seed, factors, args.drift)
     t0 = time.perf_counter()
     run = RunInfo(machine={"caches": cache_sizes()}) if args.caches else None
     ours = perfguard_verdicts(cases, run, args.per_case, args.settings)
@@ -244,6 +248,13 @@ def main(argv: list[str] | None = None) -> int:
         help="LO,HI: same-class cases change the kernel's constant factor LO-HIx slower or "
         "1/HI-1/LO faster (default 1.1-1.3 slower, 0.7-1.0 faster)",
     )
+    ap.add_argument(
+        "--drift",
+        type=float,
+        default=None,
+        metavar="R",
+        help="the crossover generator's per-size drift as R x its jitter (default 0.5)",
+    )
     ap.add_argument("--caches", action="store_true", help="record this machine's cache sizes")
     ap.add_argument(
         "--per-case", action="store_true", help="check each case alone (one kernel a run)"
@@ -268,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(_line(row), flush=True)
     tag = f"-factors{args.factors.replace(',', '-')}" if args.factors else ""
+    tag += f"-drift{args.drift:g}" if args.drift is not None else ""
     tag += "-caches" if args.caches else ""
     tag += "-per-case" if args.per_case else ""
     tag += "".join(f"-{pair}" for pair in args.setting)
