@@ -114,6 +114,15 @@ class RunError:
             at = {str(k): float(v) for k, v in self.at.items()}
             object.__setattr__(self, "at", MappingProxyType(at))
 
+    def sentence(self) -> str:
+        """``sort at n=65536: timeout after 60 s``: which benchmark, where, and why."""
+        from . import numbers
+
+        where = ""
+        if self.at is not None:
+            where = " at " + ", ".join(numbers.at(p, v) for p, v in self.at.items())
+        return f"{self.benchmark}{where}: {self.message}"
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"benchmark": self.benchmark, "kind": self.kind}
         if self.at is not None:

@@ -134,12 +134,16 @@ def check(
     verdicts = [judge.verdict(a, before.get(a.kernel.key)) for a in now.values()]
     ranked = rank_kernels(verdicts, current.parameters, opts.target)
     notes = (*current.notes, *(baseline.notes if baseline is not None else ()))
+    notes += tuple(f"benchmark {e.kind}: {e.sentence()}" for e in current.run.errors)
     notes += tuple(
         f"{k.name} ({k.metric}) is in the baseline but not in the current measurements"
         for k in (baseline.kernels if baseline is not None else ())
         if k.key not in now
     )
-    return CheckReport(tuple(ranked), opts.strict, opts.confidence, dict(opts.target), notes)
+    not_run = tuple(dict.fromkeys(e.benchmark for e in current.run.errors))
+    return CheckReport(
+        tuple(ranked), opts.strict, opts.confidence, dict(opts.target), notes, not_run
+    )
 
 
 @dataclass(frozen=True)

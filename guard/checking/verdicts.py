@@ -80,13 +80,17 @@ class CheckReport:
     confidence: float = CONFIDENCE
     target: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    not_run: tuple[str, ...] = ()  # benchmarks that failed to execute (run.errors)
 
     @property
     def status(self) -> VerdictName:
-        """fail: a kernel fails (or, strict, is inconclusive); else error, inconclusive, pass."""
+        """fail: a kernel fails (or, strict, is inconclusive); else error (a kernel, or a
+        benchmark that did not run: exit 3), inconclusive, pass."""
         names = {v.verdict for v in self.verdicts}
         if "fail" in names or (self.strict and "inconclusive" in names):
             return "fail"
+        if self.not_run:
+            return "error"
         undecided: tuple[VerdictName, ...] = ("error", "inconclusive")
         for name in undecided:
             if name in names:
@@ -95,7 +99,7 @@ class CheckReport:
 
     def to_json(self) -> dict[str, Any]:
         """The ``perfguard/verdicts@1`` document."""
-        return {
+        doc = {
             "schema": SCHEMA,
             "status": self.status,
             "strict": self.strict,
@@ -104,6 +108,9 @@ class CheckReport:
             "kernels": [v.to_json() for v in self.verdicts],
             "notes": list(self.notes),
         }
+        if self.not_run:  # benchmarks that failed to execute: the status is error, exit 3
+            doc["not_run"] = list(self.not_run)
+        return doc
 
 
 def exit_code(report: CheckReport, fail_on: str = "any") -> int:

@@ -103,6 +103,7 @@ def read_report(doc: Any, path: str) -> CheckReport:
     verdicts = tuple(_verdict(r, entry, f"kernels[{i}]") for i, entry in enumerate(kernels))
     target = r.obj(doc.get("target", {}), "target")
     notes = r.arr(doc.get("notes", []), "notes", limit=1000)
+    not_run = r.arr(doc.get("not_run", []), "not_run")
     return CheckReport(
         verdicts=verdicts,
         strict=r.flag(doc.get("strict", False), "strict"),
@@ -112,6 +113,7 @@ def read_report(doc: Any, path: str) -> CheckReport:
             for k, v in target.items()
         },
         notes=tuple(r.text(n, f"notes[{i}]") or "" for i, n in enumerate(notes)),
+        not_run=tuple(r.text(n, f"not_run[{i}]") or "" for i, n in enumerate(not_run)),
     )
 
 

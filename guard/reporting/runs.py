@@ -50,10 +50,4 @@ def _noise(kernel: Kernel) -> str:
 
 def error_lines(mset: MeasurementSet) -> list[str]:
     """Rich-markup lines for the benchmarks that failed to run."""
-    out = []
-    for error in mset.run.errors:
-        where = ""
-        if error.at is not None:
-            where = " at " + ", ".join(numbers.at(p, v) for p, v in error.at.items())
-        out.append(f"[red]{error.kind}[/] " + escape(f"{error.benchmark}{where}: {error.message}"))
-    return out
+    return [f"[red]{error.kind}[/] " + escape(error.sentence()) for error in mset.run.errors]

@@ -25,6 +25,9 @@ def counts_sentence(report: CheckReport) -> str:
     """``2 fail, 1 inconclusive, 7 pass`` (verdicts in ORDER, zeros left out)."""
     counts = Counter(v.verdict for v in report.verdicts)
     parts = [f"{counts[name]} {name}" for name in ORDER if counts[name]]
+    if report.not_run:
+        n = len(report.not_run)
+        parts.append(f"{n} benchmark{'s' if n > 1 else ''} failed to run")
     return ", ".join(parts) or "no kernels"
 
 

@@ -22,6 +22,7 @@ from guard.app.check import CheckRequest, check
 from guard.app.ci import CiOptions, CiServices, ci
 from guard.app.run import RunOutcome, RunRequest, run
 from guard.app.settings import CheckFlags, check_options
+from guard.checking.verdicts_json import read_report
 from guard.config import load_config
 from guard.defaults import CONFIDENCE
 from guard.errors import Interrupted, UsageError
@@ -123,8 +124,14 @@ def test_a_benchmark_that_failed_to_run_cannot_pass(tmp_path: Path) -> None:
 
     save(broken, path)
     outcome = check(CheckRequest(current=path), replay(base, []))
-    assert outcome.report.status == "pass"
-    assert outcome.exit_code() == 3
+    # every kernel that ran passes, but the report must not say "pass" beside exit 3
+    assert {v.verdict for v in outcome.report.verdicts} == {"pass"}
+    assert outcome.report.status == "error" and outcome.exit_code() == 3
+    assert outcome.report.not_run == ("x",)
+    assert "benchmark crash: x: exit status 139" in outcome.report.notes
+    doc = outcome.report.to_json()
+    assert doc["status"] == "error" and doc["not_run"] == ["x"]
+    assert read_report(doc, "verdicts.json").status == "error"  # `perfguard report` agrees
 
 
 def test_check_writes_the_markdown_report_it_was_asked_for(tmp_path: Path) -> None:

@@ -208,3 +208,9 @@ def test_a_benchmark_that_fails_to_run_is_exit_3(tmp_path: Path, httpserver: HTT
     done = ci(tmp_path, httpserver, "--comment", "never", "--no-store")
     assert done.returncode == 3, done.stdout + done.stderr
     assert "broken at n=8: exit code 4" in done.stderr
+    # the check's own summary says so too, not "pass" beside exit 3
+    assert "perfguard check: error" in done.stdout and "1 benchmark failed to run" in done.stdout
+    assert "benchmark crash: broken at n=8: exit code 4" in done.stdout
+    report = done.stdout.split("perfguard ci: report in ", 1)[1].strip()
+    markdown = (tmp_path / report).read_text()
+    assert "💥 error (" in markdown and "broken at n=8: exit code 4" in markdown
