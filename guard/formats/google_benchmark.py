@@ -18,8 +18,9 @@ name so runs on different thread counts stay apart.
 
 Each family gives two kernels: metric ``time`` from ``real_time`` and metric ``cpu`` from
 ``cpu_time``, converted from ``time_unit`` to seconds (unit ``s``). Iteration rows are
-read, one value per repetition; aggregates (mean, median, stddev, cv) and runs that were
-skipped or failed (``error_occurred``) are left out. A family written with
+read, one value per repetition; aggregates (mean, median, stddev, cv) are left out, and so
+are runs that were skipped or failed (``error_occurred``), with a note naming them and the
+benchmark's message. A family written with
 ``--benchmark_report_aggregates_only`` has no iteration rows: its median rows (else its
 mean rows) are read instead, one value a size, with a note. User counters are ignored.
 Google Benchmark's own ``Complexity()`` fit (the ``_BigO`` and ``_RMS`` rows) is carried on
@@ -126,6 +127,7 @@ class _Reader:
         self.parameters: list[str] = []
         self.table = KernelTable()
         self.complexity = ComplexityRows(_SECONDS)
+        self.failed: dict[str, list[str]] = {}  # message -> names of the runs it stopped
 
     def survey(self, i: int, row: Any) -> _Run | None:
         """An iteration row's (or a median or mean aggregate's) name and arguments; None for
@@ -138,6 +140,8 @@ class _Reader:
             self.complexity.add(row, kind, lambda name: _split_name(name)[0])
             return None
         aggregate = _aggregate(row)
+        if _failed(row) and aggregate is None:
+            self.note_failed(row)
         if _failed(row) or aggregate not in (None, *_STAND_INS):
             return None
         key = "run_name" if "run_name" in row else "name"
@@ -150,6 +154,29 @@ class _Reader:
         if repeated:
             raise self.doc.fail([*at, key], f"{name} names the argument {repeated[0]} twice")
         return _Run(i, key, name, kernel, args, row, aggregate)
+
+    def note_failed(self, row: dict[str, Any]) -> None:
+        """Keep a failed or skipped run's name under its message, for ``failed_note``."""
+        name = row.get("run_name", row.get("name"))
+        message = row.get("error_message", row.get("skip_message"))
+        text = message.strip() if isinstance(message, str) and message.strip() else "no message"
+        names = self.failed.setdefault(text, [])
+        if isinstance(name, str) and name not in names:
+            names.append(name)
+
+    def failed_note(self) -> list[str]:
+        """One note naming the runs the benchmark itself reported as failed or skipped."""
+        if not self.failed:
+            return []
+        shown = "; ".join(
+            f"{', '.join(names[:4])}{f' and {len(names) - 4} more' if len(names) > 4 else ''}"
+            f" ({message})"
+            for message, names in self.failed.items()
+        )
+        return [
+            f"{self.doc.path}: left out the runs Google Benchmark reports as failed or "
+            f"skipped: {shown}"
+        ]
 
     def stand_in(self, runs: list[_Run]) -> tuple[list[_Run], list[str]]:
         """The iteration runs; for a family that has none (``--benchmark_report_aggregates_
@@ -257,7 +284,7 @@ def _parse(text: str, path: str) -> MeasurementSet:
             ["benchmarks"], "no benchmark runs (only failed runs, or aggregates without a median)"
         )
     keep, notes = reader.choose(runs)
-    notes = stand_in_notes + notes
+    notes = reader.failed_note() + stand_in_notes + notes
     for run in runs:
         if run.index in keep:
             reader.add(run)

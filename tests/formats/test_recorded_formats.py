@@ -24,6 +24,7 @@ FILES = {
     "google_benchmark_single.json": "google-benchmark",
     "google_benchmark_grid.json": "google-benchmark",
     "google_benchmark_aggregates.json": "google-benchmark",
+    "google_benchmark_failed.json": "google-benchmark",
     "hyperfine_scan.json": "hyperfine",
     "hyperfine_list.json": "hyperfine",
 }
@@ -135,6 +136,21 @@ def test_google_benchmark_aggregates_only_read_each_sizes_median() -> None:
     (note,) = mset.notes
     assert "BM_PopFront, BM_Sort have no iteration rows" in note and "median" in note
     assert mset.kernel("BM_Sort", "cpu").reported is not None  # Complexity() rows kept
+
+
+def test_google_benchmark_runs_that_reported_an_error_are_left_out_with_a_note(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # SkipWithError at n > 8192: the runs were dropped without a word before
+    name = "google_benchmark_failed.json"
+    failed = [r for r in raw(name)["benchmarks"] if r.get("error_occurred")]
+    assert {r["run_name"] for r in failed} == {"BM_Scratch/16384", "BM_Scratch/32768"}
+    mset = formats.load(RECORDED / name)
+    assert {p.at for k in mset.kernels for p in k.points} == {(x,) for x in POW2}
+    (note,) = mset.notes
+    assert "failed or skipped: BM_Scratch/16384, BM_Scratch/32768 (needs more scratch" in note
+    code, out, _ = run(capsys, "check", str(RECORDED / name), "--max-class", "n^2")
+    assert code == 0 and "BM_Scratch/16384, BM_Scratch/32768" in out  # a check's note too
 
 
 def test_google_benchmark_two_range_arguments() -> None:

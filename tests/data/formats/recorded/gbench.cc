@@ -50,4 +50,19 @@ BENCHMARK(BM_Grid)
     ->ArgsProduct({{64, 128, 256, 512, 1024}, {1, 2, 4, 8, 16}})
     ->Complexity(benchmark::oNLogN);
 
+// A run that reports an error at its largest sizes (SkipWithError): error_occurred rows.
+static void BM_Scratch(benchmark::State& state) {
+  if (state.range(0) > (1 << 13)) {
+    state.SkipWithError("needs more scratch memory than this runner has");
+    return;
+  }
+  const auto data = shuffled(state.range(0));
+  for (auto _ : state) {
+    std::int64_t sum = 0;
+    for (int x : data) sum += x;
+    benchmark::DoNotOptimize(sum);
+  }
+}
+BENCHMARK(BM_Scratch)->RangeMultiplier(2)->Range(1 << 8, 1 << 15);
+
 BENCHMARK_MAIN();

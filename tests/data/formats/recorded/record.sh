@@ -36,6 +36,10 @@ g++ -O2 -std=c++17 gbench.cc -o "$work/gbench" -lbenchmark -lpthread
   --benchmark_report_aggregates_only=true --benchmark_min_time=0.05 \
   --benchmark_format=json > google_benchmark_aggregates.json
 
+# A run that reports an error at its largest sizes: error_occurred rows, left out with a note.
+"$work/gbench" --benchmark_filter=BM_Scratch --benchmark_repetitions=3 \
+  --benchmark_min_time=0.05 --benchmark_format=json > google_benchmark_failed.json
+
 # hyperfine: a parameter scan over two commands, and a -L list with a text parameter.
 hyperfine --shell=none --runs 5 --parameter-scan n 5000 40000 -D 5000 \
   --export-json hyperfine_scan.json "python3 drain.py list {n}" "python3 drain.py deque {n}"
