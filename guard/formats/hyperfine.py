@@ -18,7 +18,9 @@ still share a kernel name (the command does not use them, e.g. they only feed
 ``--command-name``, ``command`` holds the name, and the same rules apply to it.
 
 A result at a size of 0 or less (``-P n 0 8``: the empty input) is left out with a note:
-no class is a function there.
+no class is a function there. Runs that exited non-zero (kept by ``hyperfine -i``) are
+read as they are, with a note naming the sizes: the time of a command that failed early
+may not be the time of the work.
 
 Values are ``times`` in seconds, or ``[mean]`` when a file has no ``times``. Metric
 ``time``, unit ``s``. hyperfine records no commit or machine, so the run info is empty.
@@ -63,6 +65,7 @@ class _Result:
     command: str
     parameters: dict[str, str]
     values: list[float]
+    failed: tuple[int, ...] = ()  # the non-zero exit codes of its runs (hyperfine -i)
 
 
 def _templates(command: str, values: dict[str, str]) -> list[str]:
@@ -132,7 +135,13 @@ class _Reader:
                     "--parameter-scan n 1000 8000 or -L n 1000,2000,4000",
                 )
         self.check_names(i, params)
-        return _Result(command, params, self.values(i, raw))
+        codes = raw.get("exit_codes")
+        failed = tuple(
+            sorted({c for c in codes if isinstance(c, int) and not isinstance(c, bool) and c})
+            if isinstance(codes, list)
+            else ()
+        )
+        return _Result(command, params, self.values(i, raw), failed)
 
     def parameters(self, i: int, raw: dict[str, Any]) -> dict[str, str]:
         at: list[str | int] = ["results", i, "parameters"]
@@ -185,15 +194,24 @@ def _parse(text: str, path: str) -> MeasurementSet:
     results = [reader.result(i, r) for i, r in enumerate(raw)]
     table = KernelTable()
     at_zero: list[tuple[str, str]] = []  # -P n 0 8: the empty input, which no class can model
+    failed: dict[str, list[str]] = {}  # kernel -> where its runs exited non-zero (hyperfine -i)
     for name, result in zip(_kernel_names(results, reader.numeric), results):
         at = tuple(float(result.parameters[p]) for p in reader.numeric)
+        if result.failed:
+            where = ", ".join(f"{p}={result.parameters[p]}" for p in reader.numeric)
+            codes = ", ".join(map(str, result.failed))
+            failed.setdefault(name, []).append(f"{where} (exit code {codes})")
         if min(at) <= 0:
             where = ", ".join(f"{p}={result.parameters[p]}" for p in reader.numeric)
             at_zero.append((name, where))
             continue
         table.add((name, DEFAULT_METRIC), at, result.values)
     kernels = tuple(replace(k, unit="s") for k in table.kernels())
-    notes = nonpositive_note(path, at_zero)
+    notes = nonpositive_note(path, at_zero) + [
+        f"{path}: {name} exited non-zero at {', '.join(where)}; hyperfine -i timed those runs "
+        "as they are, so check that they did the work"
+        for name, where in failed.items()
+    ]
     return doc.measurement_set(reader.numeric, kernels, RunInfo(), notes)
 
 

@@ -200,3 +200,22 @@ def test_a_scan_from_zero_leaves_the_zero_out_with_a_note() -> None:
         "h.json: left out 1 benchmark at a size of 0 or less (./fill {n} at n=0): the classes "
         "are functions of positive sizes, so those points cannot be modelled",
     )
+
+
+def test_runs_that_exited_non_zero_are_read_with_a_note() -> None:
+    # hyperfine -i keeps failed runs: their times were modelled without a word
+    rows = [
+        '  {"command": "./grep 1", "times": [0.1, 0.1], "exit_codes": [0, 0], '
+        '"parameters": {"n": "1"}}',
+        '  {"command": "./grep 2", "times": [0.2, 0.2], "exit_codes": [0, 2], '
+        '"parameters": {"n": "2"}}',
+        '  {"command": "./grep 4", "times": [0.1, 0.1], "exit_codes": [1, 1], '
+        '"parameters": {"n": "4"}}',
+    ]
+    mset = parse_hyperfine(*rows)
+    assert [p.at for p in mset.kernels[0].points] == [(1.0,), (2.0,), (4.0,)]
+    assert mset.notes == (
+        "h.json: ./grep {n} exited non-zero at n=2 (exit code 2), n=4 (exit code 1); "
+        "hyperfine -i timed those runs as they are, so check that they did the work",
+    )
+    assert parse_hyperfine(rows[0]).notes == ()  # all zero: nothing to say
