@@ -37,6 +37,7 @@ pytest-xdist each worker keeps its own measurements and nothing is written).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
@@ -271,8 +272,17 @@ def _judge(kernel: Kernel, spec: ScalingSpec) -> tuple[Verdict, int]:
 
     rule = ExpectationRule("*", spec.expect, source=f"{_WHERE}(expect=...)")
     options = CheckOptions(rules=(rule,), confidence=spec.confidence)
-    report = check(MeasurementSet(spec.parameters, (kernel,)), options=options)
+    run = RunInfo(machine=_machine())  # its cache sizes: check's memory rule reads them
+    report = check(MeasurementSet(spec.parameters, (kernel,), run), options=options)
     return report.verdicts[0], exit_code(report)
+
+
+@functools.cache
+def _machine() -> dict[str, Any]:
+    """This machine as ``perfguard run`` records it (read once a session)."""
+    from .collection.environment import machine_info
+
+    return machine_info()
 
 
 def _extent(spec: ScalingSpec) -> str:
@@ -435,7 +445,7 @@ def _session_measurements(state: _State) -> MeasurementSet:
     keys = [k.key for _, k in chosen]
     # Same-named tests in different modules or classes would clash: those get their node ids.
     kernels = tuple(replace(k, name=nodeid) if keys.count(k.key) > 1 else k for nodeid, k in chosen)
-    return MeasurementSet(parameters, kernels, RunInfo(started=state.started))
+    return MeasurementSet(parameters, kernels, RunInfo(started=state.started, machine=_machine()))
 
 
 def pytest_terminal_summary(

@@ -11,8 +11,10 @@ import pytest
 
 import guard.checking.check  # noqa: F401  (loaded once here: pytester unloads modules a run imports)
 import guard.pytest_plugin as plugin
+from guard.collection.caches import cache_sizes
 from guard.errors import UsageError
 from guard.formats import load
+from guard.measurements import Kernel, Point
 
 pytest_plugins = ["pytester"]
 
@@ -263,6 +265,39 @@ def test_plugin_is_loaded_once_through_its_entry_point(request):
     assert [p for p in manager.get_plugins() if p is plugin] == [plugin]
 
 
+# sorted() of shuffled ints, timed by this plugin on a machine with 48 KiB of L1d and 1 MiB
+# of L2: the time per n log n climbs x3.2 from 2^8 to 2^16 as the list leaves L1d and L2.
+SORTED_TIMES = {
+    256: (4.467e-06, 4.497e-06, 4.493e-06),
+    512: (1.022e-05, 1.069e-05, 1.043e-05),
+    1024: (2.665e-05, 2.63e-05, 2.622e-05),
+    2048: (7.283e-05, 7.203e-05, 7.141e-05),
+    4096: (0.0002541, 0.0002505, 0.0002591),
+    8192: (0.0006224, 0.0006307, 0.0006293),
+    16384: (0.001437, 0.001456, 0.001416),
+    32768: (0.003314, 0.003311, 0.003266),
+    65536: (0.007684, 0.007354, 0.007372),
+}
+
+
+def _sorted_like() -> Kernel:
+    points = tuple(Point((float(n),), v) for n, v in SORTED_TIMES.items())
+    return Kernel("test_sort[scaling]", "time", points)
+
+
+def test_a_timed_test_is_judged_with_this_machines_cache_sizes(monkeypatch):
+    # The plugin judged without the machine's caches, so check's memory rule never applied
+    # and sorted() failed `<= n log n` (n^1.25 log n, >99.9%; of 2^8..2^14 one run in three).
+    spec = plugin.parse_scaling([], {"n": list(SORTED_TIMES), "expect": "<= n log n"}, ["n"])
+    monkeypatch.setattr(plugin, "_machine", lambda: {"caches": {"L1d": 48 << 10, "L2": 1 << 20}})
+    verdict, code = plugin._judge(_sorted_like(), spec)
+    assert verdict.verdict == "inconclusive" and code == 0
+    assert "cache level" in " ".join(r.message for r in verdict.reasons)
+    monkeypatch.setattr(plugin, "_machine", lambda: {})  # a machine that reports no caches
+    verdict, code = plugin._judge(_sorted_like(), spec)
+    assert verdict.verdict == "fail" and code == 1
+
+
 # ---------------------------------------------------------------------- --perfguard-json
 
 
@@ -278,6 +313,7 @@ def test_perfguard_json_writes_a_loadable_measurement_file(pytester):
     assert [(p.at[0], p.values[0]) for p in quadratic.points][:2] == [(256, 65536), (512, 262144)]
     assert {k.name for k in mset.kernels} == {"test_kernel[scaling]", "test_linear[scaling]"}
     assert all(len(p.values) == 3 for p in quadratic.points)  # min_repetitions, no noise
+    assert mset.run.machine["cores"] and mset.run.machine.get("caches") == (cache_sizes() or None)
 
 
 def test_perfguard_json_names_clashing_tests_by_node_id(pytester):

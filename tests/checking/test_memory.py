@@ -89,7 +89,7 @@ def test_a_quadratic_in_chunks_over_two_levels_still_fails():
     assert v.verdict == "fail"
 
 
-def test_rise_ignores_one_slow_point_and_needs_a_range_that_holds_every_level():
+def test_rise_ignores_one_slow_point_and_needs_a_range_that_holds_a_climb():
     x = 2.0 ** np.arange(4, 16)  # x2048: L1d..L3 (x1024) fits, three levels
     flat = np.full(len(x), 1e-6)
     stepped = np.where(np.arange(len(x)) >= 5, 3e-6, 1e-6)
@@ -104,11 +104,16 @@ def test_rise_ignores_one_slow_point_and_needs_a_range_that_holds_every_level():
     linear = memory_excess("n", x, flat * x / x[0], (0, 0), "call", CACHES)
     assert linear is not None and linear.rise == pytest.approx(2048) and not linear.explained
     assert memory_excess("n", x, stepped, (0, 0), "call", {}) is None  # no caches known
-    narrow = slice(0, 10)  # x512: cannot hold L1d..L3
+    narrow = slice(0, 10)  # x512: cannot hold L1d..L3, but L1d..L2 (x32 apart) with room
     short = memory_excess("n", x[narrow], stepped[narrow], (0, 0), "call", CACHES)
-    assert short is not None and short.explained and not short.whole and not short.excuses
+    assert short is not None and short.explained and not short.whole
+    assert short.climb and short.excuses  # a climb across two levels (sorted() of 2^8..2^14)
+    tight = x[:6]  # x32: L1d..L2 and no room to spare: one bend, the bend rule's
+    step = np.where(np.arange(6) >= 3, 3e-6, 1e-6)
+    bend = memory_excess("n", tight, step, (0, 0), "call", CACHES)
+    assert bend is not None and bend.explained and not bend.climb and not bend.excuses
     two = {"L1d": CACHES["L1d"], "L2": CACHES["L2"]}  # ... but L1d..L2 where only those exist
-    assert memory_excess("n", x[narrow], stepped[narrow], (0, 0), "call", two).excuses
+    assert memory_excess("n", tight, step, (0, 0), "call", two).excuses
 
 
 def test_one_fast_small_size_does_not_inflate_the_rise():
