@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from . import numbers
+
 __all__ = [
     "SCHEMA",
     "Point",
@@ -116,8 +118,6 @@ class RunError:
 
     def sentence(self) -> str:
         """``sort at n=65536: timeout after 60 s``: which benchmark, where, and why."""
-        from . import numbers
-
         where = ""
         if self.at is not None:
             where = " at " + ", ".join(numbers.at(p, v) for p, v in self.at.items())

@@ -197,12 +197,11 @@ def _parse(text: str, path: str) -> MeasurementSet:
     failed: dict[str, list[str]] = {}  # kernel -> where its runs exited non-zero (hyperfine -i)
     for name, result in zip(_kernel_names(results, reader.numeric), results):
         at = tuple(float(result.parameters[p]) for p in reader.numeric)
+        where = ", ".join(f"{p}={result.parameters[p]}" for p in reader.numeric)
         if result.failed:
-            where = ", ".join(f"{p}={result.parameters[p]}" for p in reader.numeric)
             codes = ", ".join(map(str, result.failed))
             failed.setdefault(name, []).append(f"{where} (exit code {codes})")
         if min(at) <= 0:
-            where = ", ".join(f"{p}={result.parameters[p]}" for p in reader.numeric)
             at_zero.append((name, where))
             continue
         table.add((name, DEFAULT_METRIC), at, result.values)
