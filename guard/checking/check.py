@@ -575,7 +575,9 @@ class _Judge:
             return None
         order = expectation.bound.order(le.parameter)
         unit = "call" if not any(order) else _unit_text(le.parameter, order)
-        return memory_excess(le.parameter, le.line.x, _medians(le), order, unit, self.caches)
+        ev, row = le.group, le.row
+        fixed = float(ev.coef[row, ev.best[row], 0])  # the shown model's constant
+        return memory_excess(le.parameter, le.line.x, _medians(le), order, unit, self.caches, fixed)
 
     def _memory_pair(
         self, key: tuple[str, str], pair: tuple[LineEvidence, LineEvidence]

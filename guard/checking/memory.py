@@ -127,17 +127,33 @@ def memory_excess(
     bound: Order,
     unit: str,
     caches: Mapping[str, int],
+    fixed: float = 0.0,
 ) -> MemoryExcess | None:
     """The excess over ``bound`` (x^alpha log2(x)^beta) measured against the levels the
     range can span (``explained``, ``whole``), or None: no cache sizes recorded, or the
-    time per unit does not rise at all."""
+    time per unit does not rise at all.
+
+    ``fixed`` is the kernel's fixed cost (its model's constant).  Where it is large (a
+    command's process start-up) the time per unit falls with it and hides the growing
+    part's climb, so the rise is also read with it taken off, and the smaller of the two
+    readings counts; a kernel's own constant that merely absorbs curvature leaves the
+    plain reading the smaller.
+    """
     xs, ys = _sorted_positive(x, medians)
     if not caches or len(xs) < 2:
         return None
     alpha, beta = (float(v) for v in bound)
-    per_unit = ys / (xs**alpha * np.log2(np.maximum(xs, 2.0)) ** beta)
-    excess = _excess(parameter, f"the time per {unit}", xs, per_unit, caches)
-    return excess if excess.rise > 1.0 else None
+    units = xs**alpha * np.log2(np.maximum(xs, 2.0)) ** beta
+    readings = [(xs, ys / units)]
+    if any(bound) and fixed > 0:  # a size at or below the fixed cost has no growing part
+        readings.append(_sorted_positive(xs, (ys - fixed) / units))
+    excesses = [
+        _excess(parameter, f"the time per {unit}", x_, per_unit, caches)
+        for x_, per_unit in readings
+        if len(x_) >= 2
+    ]
+    rising = [e for e in excesses if e.rise > 1.0]
+    return min(rising, key=lambda e: e.rise) if rising else None
 
 
 def relative_excess(
