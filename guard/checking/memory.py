@@ -13,13 +13,17 @@ cache sizes were recorded (``run.machine.caches``):
   ``<= n log n``) grows from the smaller to the larger sizes: the largest ratio of the
   lowest per-unit cost at or above a size to the lowest below it, after a running median
   of three sizes, so a single slow or fast point does not count, and a rise must hold up
-  to the top size as both a cache transition and a class gap do;
+  to the top size as both a cache transition and a class gap do; read also with the
+  model's constant taken off (a command's start-up falls per unit and hides the climb),
+  the smaller reading counting;
 * the **levels** the range can span: the working set is taken to grow in proportion to n
   (its size per element is unknown), so sizes ``n0..n1`` can span the recorded cache
   sizes that fit in one window of ratio ``n1/n0``.  The rule needs all of them (here
-  n1/n0 >= 1024, L1d to L3): the gradual climb it excuses is the working set moving
-  through the whole hierarchy; a narrower range holds at most one bend, which the segment
-  detector judges (``check._bends``), and a class gap over it stays decidable;
+  n1/n0 >= 1024, L1d to L3), or two levels with ``SPARE`` to spare (a window half as wide
+  still holds them: ``sorted()`` of 2^8..2^14 climbs gradually through L1d and L2): the
+  climb it excuses is the working set moving through the hierarchy; a narrower range
+  (six doublings) holds at most one bend, which the segment detector judges
+  (``check._bends``), and a class gap over it stays decidable;
 * each level can explain a rise of ``MEMORY_STEP`` (×2: sustained bandwidth roughly halves
   from L1 to L2 to L3 to memory), so a rise up to ``MEMORY_STEP ** levels`` is what the
   memory hierarchy can explain, and the bound is not judged on ``time``: inconclusive.
