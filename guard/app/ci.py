@@ -48,7 +48,16 @@ from .departures import analytical_facts
 from .run import Measure, measure_config, measured_exit
 from .settings import CheckFlags, check_options
 
-__all__ = ["COMMENT_POLICIES", "FAIL_ON", "CiOptions", "CiServices", "CiOutcome", "ci", "publish"]
+__all__ = [
+    "COMMENT_POLICIES",
+    "FAIL_ON",
+    "CiOptions",
+    "CiServices",
+    "CiOutcome",
+    "ci",
+    "publish",
+    "wants_comment",
+]
 
 COMMENT_POLICIES = ("always", "on-failure", "never")
 
@@ -206,8 +215,7 @@ def publish(
         raise UsageError("--publish posts to a pull request: run it inside GitHub Actions")
     report = read_report(_artifact_json(folder, "verdicts.json"), str(folder / "verdicts.json"))
     claimed = _claimed_pr(folder)
-    wanted = comment == "always" or (comment == "on-failure" and report.status == "fail")
-    if not wanted:
+    if not wants_comment(comment, report.status):
         return f"perfguard: no comment (--comment {comment}, status {report.status})"
     with session_factory() as session:
         client = GitHubClient(session, context.api_url, _token(environ))
@@ -344,15 +352,19 @@ def _git(folder: Path, *args: str) -> str:
     return out
 
 
+def wants_comment(policy: str, status: str) -> bool:
+    """Whether ``--comment policy`` posts for a check of ``status``: ``on-failure`` posts when
+    the job fails -- a failed kernel, or an error (a benchmark that did not run, a kernel
+    that cannot be modelled: exit 3 or 2)."""
+    return policy == "always" or (policy == "on-failure" and status in ("fail", "error"))
+
+
 def _comment(
     options: CiOptions, services: CiServices, report: CheckReport, markdown: str
 ) -> CommentResult | None:
     context, environ, say = services.context, services.environ, services.say
     assert context is not None  # only called inside GitHub Actions
-    wanted = options.comment == "always" or (
-        options.comment == "on-failure" and report.status == "fail"
-    )
-    if not wanted or context.pr_number is None:
+    if not wants_comment(options.comment, report.status) or context.pr_number is None:
         return None
     if not (environ.get("GITHUB_TOKEN") or environ.get("PERFGUARD_TOKEN")):
         say(annotation("notice", "no GITHUB_TOKEN, so no pull-request comment", title="perfguard"))

@@ -19,7 +19,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from guard.app.check import CheckRequest, check
-from guard.app.ci import CiOptions, CiServices, ci
+from guard.app.ci import CiOptions, CiServices, ci, wants_comment
 from guard.app.run import RunOutcome, RunRequest, run
 from guard.app.settings import CheckFlags, check_options
 from guard.checking.verdicts_json import read_report
@@ -132,6 +132,13 @@ def test_a_benchmark_that_failed_to_run_cannot_pass(tmp_path: Path) -> None:
     doc = outcome.report.to_json()
     assert doc["status"] == "error" and doc["not_run"] == ["x"]
     assert read_report(doc, "verdicts.json").status == "error"  # `perfguard report` agrees
+
+
+def test_on_failure_comments_whenever_the_job_fails() -> None:
+    # a benchmark that did not run is status error (exit 3): the author must hear of it
+    assert [wants_comment("on-failure", s) for s in ("fail", "error")] == [True, True]
+    assert [wants_comment("on-failure", s) for s in ("pass", "inconclusive")] == [False, False]
+    assert wants_comment("always", "pass") and not wants_comment("never", "fail")
 
 
 def test_check_writes_the_markdown_report_it_was_asked_for(tmp_path: Path) -> None:
