@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..modeling.growth import misfit_model
+from ..modeling.growth import exploding, predicts_nothing
 from .verdicts import Verdict
 
 __all__ = ["rank_kernels"]
@@ -29,7 +30,8 @@ def rank_kernels(
         if v.model is None:
             continue
         at = {p: float(target.get(p, FAR)) for p in v.model.parameters}
-        value = float(np.asarray(v.model.evaluate(at)))
+        # grows faster than any class: above every model at scale, whatever its fit says
+        value = math.inf if exploding(v.model) else float(np.asarray(v.model.evaluate(at)))
         lead = max(v.model.lead_order(p) for p in v.model.parameters)
         keyed.append((i, value, lead))
     if target:
@@ -38,8 +40,9 @@ def rank_kernels(
         order = sorted(keyed, key=lambda t: (tuple(-x for x in t[2]), -t[1], t[0]))
     out = list(verdicts)
     for rank, (i, value, _) in enumerate(order, start=1):
-        # a model no class fits predicts nothing (growth.misfit): its value is not shown
+        # a model no class fits predicts nothing (growth.misfit), nor one beyond every class
         model = verdicts[i].model
-        predicted = value if target and model is not None and not misfit_model(model) else None
+        shown = target and model is not None and not predicts_nothing(model)
+        predicted = value if shown else None
         out[i] = dataclasses.replace(out[i], rank=rank, predicted=predicted)
     return out

@@ -181,8 +181,9 @@ def _model(r: _Reader, entry: Any, where: str) -> Model | None:
             for j, f in enumerate(r.arr(term.get("factors"), f"{tw}.factors", limit=20))
         )
         terms.append(Term(r.number(term.get("coefficient"), f"{tw}.coefficient") or 0.0, factors))
-    # Added models@1 fields (confidence, noise detail, ...) are not read back: the report
-    # renders from the fields above, and untrusted extras have nowhere to go.
+    # Of the added models@1 fields only the marks that change what a class reads as are read
+    # back (exponential-like, falling, the tool's own class), rebuilt from checked values;
+    # the rest (confidence, noise detail, ...) the report does not render.
     return Model(
         kernel=r.text(e.get("kernel"), f"{where}.kernel") or "",
         metric=r.text(e.get("metric"), f"{where}.metric") or "",
@@ -191,4 +192,52 @@ def _model(r: _Reader, entry: Any, where: str) -> Model | None:
         terms=tuple(terms),
         smape=r.number(e.get("smape", 0.0), f"{where}.smape") or 0.0,
         noise=r.number(e.get("noise"), f"{where}.noise", optional=True),
+        extras=_marks(r, e, where),
     )
+
+
+def _marks(r: _Reader, e: Mapping[str, Any], where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if e.get("growth") is not None:
+        g, gw = r.obj(e["growth"], f"{where}.growth"), f"{where}.growth"
+        kind = r.text(g.get("kind"), f"{gw}.kind")
+        if kind != "exponential-like":
+            raise r.fail(f"{gw}.kind", f"expected exponential-like, got {kind!r}")
+        steps = r.obj(g.get("step"), f"{gw}.step")
+        if len(steps) != 1:
+            raise r.fail(f"{gw}.step", "expected one parameter")
+        ((name, span),) = steps.items()
+        if len(r.arr(span, f"{gw}.step.{name}", limit=2)) != 2:
+            raise r.fail(f"{gw}.step.{name}", "expected [from, to]")
+        lo, hi = span
+        out["growth"] = {
+            "kind": kind,
+            "probability": r.number(g.get("probability"), f"{gw}.probability"),
+            "factor_per_step": r.number(g.get("factor_per_step"), f"{gw}.factor_per_step"),
+            "step": {
+                r.text(name, f"{gw}.step") or "": [
+                    r.number(lo, f"{gw}.step.{name}[0]"),
+                    r.number(hi, f"{gw}.step.{name}[1]"),
+                ]
+            },
+        }
+    if e.get("falls") is not None:
+        f, fw = r.obj(e["falls"], f"{where}.falls"), f"{where}.falls"
+        out["falls"] = {
+            "parameter": r.text(f.get("parameter"), f"{fw}.parameter"),
+            **{k: r.number(f.get(k), f"{fw}.{k}") for k in ("factor", "from", "to")},
+        }
+    if e.get("reported_complexity") is not None:
+        cw = f"{where}.reported_complexity"
+        c = r.obj(e["reported_complexity"], cw)
+        out["reported_complexity"] = {
+            "tool": r.text(c.get("tool"), f"{cw}.tool"),
+            "big_o": r.text(c.get("big_o"), f"{cw}.big_o"),
+            "complexity": r.text(c.get("complexity"), f"{cw}.complexity"),
+            **{
+                k: r.number(c.get(k), f"{cw}.{k}", optional=True)
+                for k in ("coefficient", "rms")
+                if c.get(k) is not None
+            },
+        }
+    return out

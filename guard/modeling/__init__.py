@@ -188,9 +188,17 @@ def _with_marks(model: Model, lines: tuple[LineEvidence, ...]) -> Model:
         "falls": next((f for f in falls if f is not None), None),
     }
     found: dict[str, Any] = {k: v for k, v in marks.items() if v is not None}
-    if "falls" in found:  # a constant's misfit of a falling line, not a shift or a break
-        found.update(drift=None, segments=[])
-    return dataclasses.replace(model, extras={**model.extras, **found}) if found else model
+    if not found:
+        return model
+    # the least bad class fit's misfit of a falling or exploding line, not a shift or a break
+    found.update(drift=None, segments=[])
+    extras = {**model.extras, **found}
+    if "growth" in found:
+        # no class describes the values: the fit's class probabilities and its prediction
+        # beyond the range would speak for a formula that means nothing (O(1) at 100%)
+        extras["confidence"] = None
+        extras.pop("prediction", None)
+    return dataclasses.replace(model, extras=extras)
 
 
 def _model_single(

@@ -147,3 +147,14 @@ def misfit_model(model: Model) -> bool:
     """``misfit`` for a model of one parameter: its class, and any value it predicts, say
     nothing about the kernel."""
     return len(model.parameters) == 1 and misfit(model.smape, model.extras)
+
+
+def exploding(model: Model) -> bool:
+    """Whether the model's values grow faster than any class (its ``growth`` mark)."""
+    return model.complexity() == "exponential-like"
+
+
+def predicts_nothing(model: Model) -> bool:
+    """No value of the model's formula means anything: no class fits its values (misfit),
+    or none grows fast enough (exponential-like; its formula is the least bad class fit)."""
+    return misfit_model(model) or exploding(model)

@@ -25,7 +25,7 @@ from ..measurements import Kernel, MeasurementSet
 from ..modeling.growth import misfit_model
 from ..templating import environment
 from . import charts
-from .summary import ORDER, counts_sentence, reported_class
+from .summary import ORDER, counts_sentence, formula_text, reported_class
 
 __all__ = ["GITHUB_LIMIT", "escape", "escape_html", "fence", "render_markdown", "render_report"]
 
@@ -136,7 +136,7 @@ def _row(v: Verdict, kernel: Kernel | None) -> _Row:
         kernel=v.kernel,
         metric=v.metric,
         expected=v.expectation,
-        formula=None if v.model is None else v.model.formula(),
+        formula=None if v.model is None else formula_text(v.model),
         complexity=complexity,
         verdict=v.verdict,
         change=_change(v.change),
@@ -187,9 +187,9 @@ def _facts(v: Verdict, kernel: Kernel | None) -> list[str]:
     """Model, baseline model, noise and repetitions, as short lines (no user text)."""
     out = []
     if v.model is not None:
-        out.append(f"model: {v.model.formula()} (SMAPE {v.model.smape:.1f}%)")
+        out.append(f"model: {formula_text(v.model)} (SMAPE {v.model.smape:.1f}%)")
     if v.baseline_model is not None:
-        out.append(f"baseline model: {v.baseline_model.formula()}")
+        out.append(f"baseline model: {formula_text(v.baseline_model)}")
     if v.model is not None and v.model.noise is not None and math.isfinite(v.model.noise):
         out.append(f"noise: {v.model.noise:.1%} (range of relative deviation)")
     if kernel is not None and kernel.points:
@@ -212,7 +212,7 @@ def _chart(
     if len(keep) < 2:
         return None, None
     sizes, series = [sizes[i] for i in keep], {"measured medians": [medians[i] for i in keep]}
-    if v.model is not None:
+    if v.model is not None and not v.model.extra("growth"):  # no line for a fit of nothing
         at = {axis: np.array(sizes)}
         series["model"] = [float(y) for y in np.broadcast_to(v.model.evaluate(at), len(sizes))]
     if base_kernel is not None:

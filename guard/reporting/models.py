@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import RenderableType
 from rich.markup import escape
@@ -14,7 +15,7 @@ from ..modeling.details import ClassConfidence, DriftDetail, NoiseDetail, Predic
 from ..modeling.evidence import FEW_POINTS, FEW_POINTS_QUANTILE
 from ..modeling.growth import misfit_model
 from ..modeling.pmnf import Model
-from .summary import class_text
+from .summary import class_text, formula_text
 from .tables import Column, fit
 
 __all__ = ["UNSURE", "advice_lines", "falling_note", "models_table"]
@@ -32,7 +33,7 @@ def models_table(
     columns = [
         Column("kernel", tuple(m.kernel for m in models)),
         Column("metric", tuple(m.metric for m in models), drop=2),
-        Column("model", tuple(_spaced(m.formula()) for m in models)),
+        Column("model", tuple(_formula(m) for m in models)),
         Column("class", tuple(class_text(m) for m in models)),
         Column("SMAPE %", tuple(f"{m.smape:.2f}" for m in models), numeric=True, drop=3),
         Column("noise", tuple(_noise(m) for m in models), numeric=True, drop=1),
@@ -51,9 +52,18 @@ def models_table(
     return fit(columns, width)
 
 
-def _spaced(formula: str) -> str:
+def _formula(m: Model) -> str:
     # break points for a narrow column between the terms, never inside one
-    return formula.replace(" + ", " +\u00a0").replace(" - ", " -\u00a0")
+    return formula_text(m).replace(" + ", " +\u00a0").replace(" - ", " -\u00a0")
+
+
+def _steep_step(growth: dict[str, Any]) -> str:
+    """``×4.17 from n=14 to n=16``: an exponential-like model's top step (growth.growth_json)."""
+    (parameter, (lo, hi)), *_ = growth["step"].items()
+    return (
+        f"{numbers.factor(growth['factor_per_step'])} from {numbers.at(parameter, lo)} to "
+        f"{numbers.at(parameter, hi)}"
+    )
 
 
 def _noise(m: Model) -> str:
@@ -61,6 +71,9 @@ def _noise(m: Model) -> str:
 
 
 def _sure(m: Model) -> str:
+    growth = m.extra("growth")
+    if growth:
+        return f"{growth['probability']:.0%}"
     conf: ClassConfidence | None = m.extra("confidence")
     return "-" if conf is None or misfit_model(m) else f"{conf.probability:.0%}"
 
@@ -92,6 +105,15 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
         for m in result.models:
             if m.extra("falls"):
                 continue  # the falling note says what the class cannot
+            growth = m.extra("growth")
+            if growth:
+                out.append(
+                    f"[yellow]note[/] {escape(m.kernel)}: grows faster than any class, "
+                    f"{escape(_steep_step(growth))} (exponential-like): no model describes it "
+                    "or predicts beyond its sizes; the formula in --json is the least bad "
+                    "class fit and means nothing"
+                )
+                continue
             unfit = misfit_model(m)
             if unfit:
                 out.append(f"[yellow]note[/] {escape(_misfit(m))}")

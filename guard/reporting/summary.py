@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .. import numbers
 from ..checking.verdicts import CheckReport, Verdict, VerdictName
 from ..modeling.growth import misfit_model
 from ..modeling.pmnf import Model
@@ -13,6 +14,7 @@ __all__ = [
     "class_text",
     "counts_sentence",
     "decisive_probability",
+    "formula_text",
     "reported_class",
     "shown_reasons",
 ]
@@ -45,6 +47,15 @@ def shown_reasons(v: Verdict) -> list[str]:
         for r in v.reasons
         if not (v.verdict == "pass" and r.kind == "change")
     ]
+
+
+def formula_text(model: Model) -> str:
+    """The formula a table shows: ``none (×4.17 a step)`` for a model whose values grow faster
+    than any class (growth.growth_json), whose least bad class fit means nothing."""
+    growth = model.extra("growth")
+    if growth:
+        return f"none ({numbers.factor(growth['factor_per_step'])} a step)"
+    return model.formula()
 
 
 def class_text(model: Model | None, short: bool = False) -> str:

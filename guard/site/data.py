@@ -29,6 +29,7 @@ from ..checking.verdicts import Verdict
 from ..checking.verdicts_json import read_verdict
 from ..errors import FormatError, UsageError
 from ..history import History, HistoryError, RunRow, StoredResult
+from ..modeling.growth import predicts_nothing
 
 __all__ = [
     "Commit",
@@ -261,7 +262,7 @@ def _kernel_run(
     if model is None:
         return KernelRun(commit, points, verdict, None, None)
     at = {p: float(target.get(p, FAR)) for p in model.parameters}
-    value = float(np.asarray(model.evaluate(at)))
+    value = math.nan if predicts_nothing(model) else float(np.asarray(model.evaluate(at)))
     predicted = value if math.isfinite(value) else None
     return KernelRun(commit, points, verdict, predicted, model.complexity())
 

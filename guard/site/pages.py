@@ -14,8 +14,9 @@ import numpy as np
 from markupsafe import Markup
 
 from .. import numbers
+from ..modeling.growth import exploding
 from ..modeling.pmnf import Model
-from ..reporting.summary import shown_reasons
+from ..reporting.summary import formula_text, shown_reasons
 from ..templating import environment, template_text
 from .data import KernelHistory, KernelRun, SiteData
 from .svg import Curve, Dot, points_chart, sparkline, trend_chart
@@ -174,19 +175,21 @@ def _curves(run: KernelRun, sizes: Sequence[float]) -> tuple[list[Curve], list[s
         return [], ["not modelled: no curve"]
     if len(v.model.parameters) != 1 or not positive:
         return [], [f"fitted {v.model.complexity()} over {len(v.model.parameters)} parameters"]
+    if exploding(v.model):
+        return [], [f"{v.model.complexity()}: {formula_text(v.model)}, no class describes it"]
     xs = np.geomspace(min(positive), max(positive), _CURVE_POINTS)
     ys = _on(v.model, xs)
     half = (v.model.noise or 0.0) / 2
     band = ((ys * (1 - half)).tolist(), (ys * (1 + half)).tolist()) if half > 0 else None
     curves = [Curve(xs.tolist(), ys.tolist(), "model", band)]
-    notes = [f"fitted {v.model.complexity()}: {v.model.formula()}"]
+    notes = [f"fitted {v.model.complexity()}: {formula_text(v.model)}"]
     if half > 0:
         notes.append(f"band: ±{numbers.percent(half)} (half the noise)")
     base = v.baseline_model
     if base is not None and base.parameters == v.model.parameters:
-        by = _on(base, xs)
-        curves.insert(0, Curve(xs.tolist(), by.tolist(), "baseline"))
-        notes.append(f"baseline {base.complexity()}: {base.formula()}")
+        if not exploding(base):  # no curve for the least bad fit of an explosion
+            curves.insert(0, Curve(xs.tolist(), _on(base, xs).tolist(), "baseline"))
+        notes.append(f"baseline {base.complexity()}: {formula_text(base)}")
     return curves, notes
 
 

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
 
 import numpy as np
 import pytest
+from rich.console import Console
 
 from guard.checking.check import CheckOptions, ExpectationRule, check
+from guard.checking.verdicts_json import read_report
+from guard.errors import FormatError
 from guard.measurements import Kernel, MeasurementSet, Point
+from guard.modeling import model_measurements
 from guard.modeling.evidence import CLASSES
-from guard.modeling.growth import beyond_polynomial
+from guard.modeling.growth import beyond_polynomial, predicts_nothing
+from guard.reporting.markdown import render_report
+from guard.reporting.models import advice_lines, models_table
 
 LINEAR = np.arange(10, 21, dtype=float)  # a backtracking regex is measured at n, n+1, ...
 DOUBLING = 1000 * 2.0 ** np.arange(6)
@@ -104,3 +112,58 @@ def test_an_exponential_kernel_hidden_in_noise_is_seen_over_more_steps():
     noisy = measured(2.7e-4 + 1e-8 * 2.5**LINEAR, LINEAR, 5, jitter=0.2)
     v = check(noisy, fixed(6)).verdicts[0]
     assert v.verdict == "fail" and v.model.complexity() == "exponential-like"
+
+
+def test_an_exponential_kernel_states_no_class_probability_or_prediction():
+    """Its least bad class fit can be a constant: models@1 must not carry "O(1), 100%"
+    or a value predicted from it beyond the sizes."""
+    (m,) = model_measurements(vulnerable(), predict_at=40.0).models
+    out = json.loads(json.dumps(m.to_json()))
+    assert out["complexity"] == "exponential-like"
+    assert out["confidence"] is None and "prediction" not in out
+    assert out["drift"] is None and out["segments"] == []
+    console = Console(width=120, record=True, file=io.StringIO())
+    console.print(models_table([("a.json", model_measurements(vulnerable()))], None, 120))
+    text = console.export_text()
+    assert "none (×" in text and "exponential-like" in text
+    notes = advice_lines([("a.json", model_measurements(vulnerable()))])
+    (note,) = notes
+    assert "grows faster than any class" in note and "from n=19 to n=20" in note
+
+
+def test_an_exponential_kernel_ranks_first_at_the_target_with_no_value_shown():
+    cheap = fixed(3)
+    both = MeasurementSet(
+        ("n",),
+        (
+            dataclasses.replace(vulnerable().kernels[0], name="regex"),
+            dataclasses.replace(
+                cheap.kernels[0],
+                points=tuple(
+                    Point(p.at, tuple(1e3 * v for v in p.values)) for p in cheap.kernels[0].points
+                ),
+            ),
+        ),
+    )
+    report = check(both, None, CheckOptions(target={"n": 1e6}))
+    by = {v.kernel: v for v in report.verdicts}
+    assert by["regex"].rank == 1 and by["regex"].predicted is None
+    assert by["parse"].rank == 2 and by["parse"].predicted > 0
+
+
+def test_a_saved_check_reads_back_exponential_like_not_a_misfit_constant():
+    """`perfguard report` and the fork-safe comment render from verdicts@1: the mark that
+    makes the class must survive the round trip, and a damaged one is named."""
+    opts = CheckOptions(rules=(ExpectationRule("*", "<= n^2"),), target={"n": 1e6})
+    report = check(vulnerable(), None, opts)
+    doc = json.loads(json.dumps(report.to_json()))
+    again = read_report(doc, "verdicts.json")
+    (v,) = again.verdicts
+    assert v.model.complexity() == "exponential-like" and predicts_nothing(v.model)
+    text = render_report(again, vulnerable())
+    row = next(line for line in text.splitlines() if line.startswith("| parse"))
+    assert "exponential-like" in row and "misfit" not in row and "none (×" in row
+    assert "line: model" not in text  # no curve drawn for the least bad fit of nothing
+    doc["kernels"][0]["model"]["growth"]["step"] = {"n": [19.0]}
+    with pytest.raises(FormatError, match=r"kernels\[0\]\.model\.growth\.step\.n"):
+        read_report(doc, "verdicts.json")
