@@ -106,7 +106,7 @@ class MemoryExcess:
         span = f"{numbers.at(p, self.low)}..{numbers.size(self.high)}"
         count = f"{len(self.levels)} cache level{'s' if len(self.levels) > 1 else ''}"
         last = self.levels[-1][0]
-        if self.rise > 1.0:
+        if numbers.factor(self.rise) != numbers.factor(1.0):  # no "rises only ×1.00"
             rises = (
                 f"rises only {numbers.factor(self.rise)} over {span}, steepest "
                 f"{numbers.factor(self.steep)} between {numbers.at(p, self.steep_below)} and "

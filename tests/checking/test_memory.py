@@ -242,3 +242,26 @@ def test_a_fixed_start_up_does_not_hide_the_cache_climb():
     assert "can span 2 cache levels" in " ".join(r.message for r in sort.reasons)
     # a quadratic behind the same start-up rises far beyond any level: it still fails
     assert pairs.kernel == "pairs" and pairs.verdict == "fail"
+
+
+def test_a_rise_that_rounds_to_one_reads_as_none():
+    # bisect of 10..100000 ints: a fixed call cost dominates, the time per log n stays put
+    from guard.checking.memory import MemoryExcess
+
+    flat = MemoryExcess(
+        "n",
+        "the time per log n",
+        10,
+        1e5,
+        1.003,
+        (("L1d", 96 << 10), ("L2", 2 << 20)),
+        1e4,
+        1e5,
+        1.003,
+        False,
+        True,
+    )
+    assert "does not rise over n=10..100000" in flat.describe()
+    assert "×1.00" not in flat.describe()
+    rising = dataclasses.replace(flat, rise=1.6, steep=1.3)
+    assert "rises only ×1.60 over n=10..100000, steepest ×1.30" in rising.describe()
