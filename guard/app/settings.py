@@ -53,7 +53,10 @@ def check_options(cfg: Config | None, flags: CheckFlags) -> CheckOptions:
             ExpectationRule(r.pattern, r.expectation, r.source) for r in expectation_rules(cfg)
         ]
     targets = dict(section.target) if section is not None else {}
-    targets.update(parse_target(t) for t in flags.target)
+    given = dict(parse_target(t) for t in flags.target)
+    # the config's target serves files of other parameters too; a flag's must be right
+    optional = frozenset(targets) - frozenset(given)
+    targets.update(given)
     max_class, source = flags.max_class, "--max-class"
     if max_class is None and cfg is not None and cfg.check.max_class is not None:
         max_class = cfg.check.max_class
@@ -75,6 +78,8 @@ def check_options(cfg: Config | None, flags: CheckFlags) -> CheckOptions:
         confidence=confidence,
         strict=flags.strict or bool(section and section.strict),
         target=targets,
+        optional_target=optional,
+        target_source=f"{cfg.path}: check.target" if cfg is not None else "--target",
         max_slowdown=slowdown,
         modeler=flags.modeler,
     )

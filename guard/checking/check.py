@@ -18,7 +18,7 @@ import dataclasses
 import fnmatch
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -76,21 +76,37 @@ class CheckOptions:
     suggestive: float = SUGGESTIVE
     strict: bool = False
     target: Mapping[str, float] = field(default_factory=dict)
+    # target parameters a file may lack (the config's, for files of other parameters):
+    # left out with a note naming target_source, where any other is an error
+    optional_target: frozenset[str] = frozenset()
+    target_source: str = "--target"
     max_slowdown: float | None = None
     modeler: str = "default"
     settings: EvidenceSettings = field(default_factory=EvidenceSettings)
 
 
 def parse_rules(
-    options: CheckOptions, parameters: Sequence[str] | None = None
+    options: CheckOptions,
+    parameters: Sequence[str] | None = None,
+    names: Iterable[str] | None = None,
 ) -> tuple[list[tuple[ExpectationRule, Expectation]], Expectation | None]:
-    """Parse every rule and the max_class bound; errors name where the text came from."""
+    """Parse every rule and the max_class bound; errors name where the text came from.
+
+    With ``names`` (the kernels judged), only the rules that decide some kernel's bound
+    (its first match) must be written in ``parameters``: one perfguard.yml serves files of
+    other parameters (pytest-benchmark writes one file per set), and a rule for kernels a
+    file does not hold is only read for its syntax."""
+    deciding: dict[int | None, str] = {}  # rule index -> the first kernel it decides
+    for name in names or ():
+        deciding.setdefault(_first_match(options.rules, name), name)
     parsed = []
-    for rule in options.rules:
+    for i, rule in enumerate(options.rules):
+        over = parameters if names is None or i in deciding else None
         try:
-            parsed.append((rule, parse_expectation(rule.text, parameters)))
+            parsed.append((rule, parse_expectation(rule.text, over)))
         except ExpectationError as e:
-            raise UsageError(f"{rule.source}: {rule.pattern}: {e}") from None
+            kernel = f" (the bound of {deciding[i]})" if i in deciding else ""
+            raise UsageError(f"{rule.source}: {rule.pattern}{kernel}: {e}") from None
     ceiling = None
     if options.max_class is not None:
         try:
@@ -102,6 +118,10 @@ def parse_rules(
     return parsed, ceiling
 
 
+def _first_match(rules: Sequence[ExpectationRule], name: str) -> int | None:
+    return next((i for i, r in enumerate(rules) if fnmatch.fnmatchcase(name, r.pattern)), None)
+
+
 def check(
     current: MeasurementSet,
     baseline: MeasurementSet | None = None,
@@ -109,17 +129,28 @@ def check(
 ) -> CheckReport:
     """Verdicts for every kernel of ``current``."""
     opts = options or CheckOptions()
-    rules, ceiling = parse_rules(opts, current.parameters)
+    judged = [k.name for m in (current, baseline) if m is not None for k in m.kernels]
+    rules, ceiling = parse_rules(opts, current.parameters, judged)
     if baseline is not None and tuple(baseline.parameters) != tuple(current.parameters):
         raise UsageError(
             f"the baseline's parameters ({', '.join(baseline.parameters)}) differ from the "
             f"current measurements' ({', '.join(current.parameters)})"
         )
     unknown = sorted(set(opts.target) - set(current.parameters))
-    if unknown:
+    if set(unknown) - opts.optional_target:
         raise UsageError(
             f"target parameter {unknown[0]!r} is not one of the measurements' parameters "
             f"({', '.join(current.parameters)})"
+        )
+    notes: tuple[str, ...] = ()
+    if unknown:
+        opts = dataclasses.replace(
+            opts, target={p: v for p, v in opts.target.items() if p not in unknown}
+        )
+        notes = (
+            f"{opts.target_source}: {', '.join(unknown)} is not a parameter of these "
+            f"measurements ({', '.join(current.parameters)}); "
+            + ("ranked without it" if not opts.target else "left out of the target"),
         )
     cut: dict[tuple[str, str], _CutShort] = {}
     if baseline is not None:
@@ -133,7 +164,7 @@ def check(
     judge.bends = _bends(current, now, judge)
     verdicts = [judge.verdict(a, before.get(a.kernel.key)) for a in now.values()]
     ranked = rank_kernels(verdicts, current.parameters, opts.target)
-    notes = (*current.notes, *(baseline.notes if baseline is not None else ()))
+    notes += (*current.notes, *(baseline.notes if baseline is not None else ()))
     notes += tuple(f"benchmark {e.kind}: {e.sentence()}" for e in current.run.errors)
     notes += tuple(
         f"{k.name} ({k.metric}) is in the baseline but not in the current measurements"
@@ -338,10 +369,8 @@ class _Judge:
         return [(kind, bound) for kind, bound in found if bound is not None]
 
     def expectation_for(self, name: str) -> Expectation | None:
-        for rule, expectation in self.rules:
-            if fnmatch.fnmatchcase(name, rule.pattern):
-                return expectation
-        return None
+        i = _first_match([rule for rule, _ in self.rules], name)
+        return None if i is None else self.rules[i][1]
 
     def verdict(self, now: KernelAnalysis, before: KernelAnalysis | None) -> Verdict:
         kernel = now.kernel

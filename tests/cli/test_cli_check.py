@@ -97,3 +97,43 @@ def test_check_without_current_says_what_to_do():
     r = perfguard("check")
     assert r.returncode == 2
     assert "perfguard check CURRENT" in r.stderr
+
+
+def _over_p(path: Path) -> Path:
+    """A file over ranks p (Extra-P text), where the project's other files are over n."""
+    rows = "\n".join(f"DATA {10 * p} {10.2 * p} {9.9 * p}" for p in (2, 4, 8, 16, 32))
+    path.write_text(
+        f"PARAMETER p\nPOINTS ( 2 ) ( 4 ) ( 8 ) ( 16 ) ( 32 )\nMETRIC time\nREGION solve\n{rows}\n"
+    )
+    return path
+
+
+def test_one_config_serves_files_of_other_parameters(tmp_path):
+    """pytest-benchmark writes one file per set of parameters: a rule for kernels the file
+    does not hold, and the config's target in another parameter, must not stop its check."""
+    (tmp_path / "perfguard.yml").write_text(
+        "version: 1\n"
+        "expect:\n"
+        '  "test_sort": "<= n log n"\n'
+        '  "solve": "<= p"\n'
+        '  "*": "<= n^2"\n'
+        "check:\n"
+        "  target: {n: 1.0e6}\n"
+    )
+    ranks = _over_p(tmp_path / "ranks.txt")
+    r = perfguard("check", ranks, "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    (solve,) = doc["kernels"]
+    assert solve["expectation"] == "<= p" and solve["verdict"] == "pass"
+    assert doc["notes"] == [
+        "perfguard.yml: check.target: n is not a parameter of these measurements (p); "
+        "ranked without it"
+    ]
+    # a flag's target must name a parameter, and a rule that decides a kernel must fit it
+    r = perfguard("check", ranks, "--target", "n=1e6", cwd=tmp_path)
+    assert r.returncode == 2 and "target parameter 'n'" in r.stderr
+    (tmp_path / "perfguard.yml").write_text('version: 1\nexpect:\n  "*": "<= n^2"\n')
+    r = perfguard("check", ranks, cwd=tmp_path)
+    assert r.returncode == 2
+    assert "perfguard.yml:3: * (the bound of solve): invalid expectation '<= n^2'" in r.stderr
