@@ -919,11 +919,17 @@ def _bound_message(
     param, ev = le.line.parameter, le.evidence
     shown = _shown(ev)
     what = "expected" if kind == "expectation" else "allowed by max_class"
-    sure = "likely above it" if admitted[shown] else "confident"
-    text = (
-        f"{_class_text(param, shown)} measured, {expectation.describe()} {what}; "
-        f"{_percent(p)} {sure}"
-    )
+    if admitted[shown]:  # the class shown is inside: say why a violation is still likely
+        text = (
+            f"{_class_text(param, shown)} measured, within {expectation.describe()} {what}, "
+            f"yet {_percent(p)} likely above it: the measurements do not rule out a faster "
+            "class"
+        )
+    else:
+        text = (
+            f"{_class_text(param, shown)} measured, {expectation.describe()} {what}; "
+            f"{_percent(p)} confident"
+        )
     # the bound's own class (the highest it admits), fitted as well as it can be
     top = int(np.flatnonzero(admitted)[-1]) if admitted.any() else 0
     allowed = np.where((SPACE.lead == top) & np.isfinite(ev.rss[0]), ev.rss[0], np.inf)

@@ -233,3 +233,17 @@ def test_a_crossover_regression_fails_with_near_certainty():
     assert v.baseline_model is not None and v.baseline_model.complexity() == "O(n)"
     (reason,) = [r for r in v.reasons if r.kind == "regression"]
     assert reason.message.startswith("n^2 now, n in the baseline")
+
+
+def test_a_likely_violation_of_a_class_shown_inside_the_bound_says_why():
+    """Five single values of an O(n) sort: the class shown is inside ``<= n log n`` but a
+    faster class cannot be ruled out; the reason must not read as a contradiction."""
+    sizes = (500.0, 1000.0, 2000.0, 4000.0, 8000.0)
+    values = (3.05e-06, 3.97e-06, 6.58e-06, 1.304e-05, 2.289e-05)
+    kernel = Kernel("sort", "time", tuple(Point((x,), (y,)) for x, y in zip(sizes, values)))
+    opts = CheckOptions(rules=(ExpectationRule("*", "<= n log n"),))
+    (v,) = check(MeasurementSet(("n",), (kernel,)), None, opts).verdicts
+    assert v.verdict == "inconclusive" and v.model.complexity() == "O(n)"
+    message = next(r.message for r in v.reasons if r.kind == "expectation")
+    assert message.startswith("n measured, within <= n log n expected, yet ")
+    assert "likely above it: the measurements do not rule out a faster class" in message
