@@ -586,11 +586,17 @@ class _Judge:
     ) -> str | None:
         """Why a bound failed over the whole range is not decided on this metric -- a bend in
         the range, or the memory hierarchy (memory.py) -- or None.  Where the machine's cache
-        sizes are known, neither excuses more rise than the levels the range can span."""
+        sizes are known, neither excuses more rise than the levels the range can span --
+        unless the sizes beyond the bend are enough to judge the bound by themselves and
+        do not exceed it: then the rise is a step (std::sort of one input repeated: ×9 per
+        element where the branch predictor stops holding it, n log n on both sides), not
+        a class the caches would have to explain."""
         memory = self._memory(key, expectation, le)
-        if memory is not None and not memory.explained:
-            return None
         bend = self._bend(key, admitted, le)
+        if memory is not None and not memory.explained:
+            found = self.bends.get(key)
+            if bend is None or found is None or found.beyond is None:
+                return None
         if bend is not None:
             return bend
         return memory.describe() if memory is not None and memory.excuses else None

@@ -30,7 +30,10 @@ cache sizes were recorded (``run.machine.caches``):
 * the same capacity bounds the bend rule (``check._excused``): a bend inside the range is
   excused "as where the working set leaves a cache level" only if the rise is within
   what the levels the range can span can explain -- an n^2 declared ``<= n`` over
-  64..8192 rises ×25 per n, which no two levels explain.
+  64..8192 rises ×25 per n, which no two levels explain -- or where BEND_UPPER_SIZES
+  sizes or more lie beyond the bend and stay within the bound by themselves: a step
+  then, not a class (``std::sort`` of one input repeated steps ×9 per element where the
+  branch predictor stops holding it, n log n on both sides).
 
 The same capacity judges a **class change against a baseline** (``relative_excess``):
 two runs of the same memory-bound kernel can read different classes when their bends

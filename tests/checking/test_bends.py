@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+from types import MappingProxyType
+
 import numpy as np
 import pytest
 
 from guard.checking.check import CheckOptions, ExpectationRule, check
-from guard.measurements import Kernel, MeasurementSet, Point
+from guard.measurements import Kernel, MeasurementSet, Point, RunInfo
 
 SIZES = 2.0 ** np.arange(10, 21)
 
@@ -67,3 +71,21 @@ def test_a_bound_exceeded_before_the_bend_too_still_fails():
     ).verdicts[0]
     assert v.model.extra("segments")  # the bend is seen ...
     assert v.verdict == "fail" and v.violates_expectation  # ... and excuses nothing
+
+
+def with_caches(mset: MeasurementSet) -> MeasurementSet:
+    caches = {"L1d": 48 << 10, "L2": 1 << 20, "L3": 32 << 20}
+    return dataclasses.replace(mset, run=RunInfo(machine=MappingProxyType({"caches": caches})))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_step_the_caches_cannot_explain_is_judged_beyond_it_where_enough_sizes_are(seed):
+    """std::sort of one input repeated (Google Benchmark): x9 per element from 4096 to 8192,
+    n log n on both sides.  The caches explain x8 over this range, but the sizes beyond the
+    step judge the bound by themselves; near the top, too few do, and it still fails."""
+    low = with_caches(measured(n_log_n_with_a_step(12.5, 8.0), seed))
+    v = check(low, None, EXPECT).verdicts[0]
+    assert v.verdict == "inconclusive" and not v.violates_expectation
+    assert re.search(r"from n=\d+ to n=1048576 it grows as n log n \(", v.reasons[0].message)
+    high = with_caches(measured(n_log_n_with_a_step(17.5, 8.0), seed))
+    assert check(high, None, EXPECT).verdicts[0].verdict == "fail"
