@@ -68,12 +68,12 @@ def print_check(report: CheckReport) -> None:
     width = table_width()
     console = out(width)
     console.print(verdict_table(report, width))
+    several = len({v.metric for v in report.verdicts}) > 1  # name the metric then
     for v in report.verdicts:
+        name = f"{v.kernel} ({v.metric})" if several else v.kernel
         for line in shown_reasons(v):
             style = STYLES[v.verdict]
-            console.print(
-                f"[{style}]{v.verdict}[/] {escape(v.kernel)}: {escape(line)}", soft_wrap=True
-            )
+            console.print(f"[{style}]{v.verdict}[/] {escape(name)}: {escape(line)}", soft_wrap=True)
     for note in report.notes:
         console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True)
     style = STYLES[report.status]

@@ -98,6 +98,7 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
     """Rich-markup lines: unsure classes, noisy points, changes of behaviour, shifted sizes,
     falling kernels (``scaled``: already converted by ``--scaling strong``)."""
     out = []
+    several = len({m.metric for _, r in results for m in r.models}) > 1  # name the metric
     for path, result in results:
         falling = falling_note(path, result.models, scaled)
         if falling:
@@ -105,10 +106,11 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
         for m in result.models:
             if m.extra("falls"):
                 continue  # the falling note says what the class cannot
+            name = escape(f"{m.kernel} ({m.metric})" if several else m.kernel)
             growth = m.extra("growth")
             if growth:
                 out.append(
-                    f"[yellow]note[/] {escape(m.kernel)}: grows faster than any class, "
+                    f"[yellow]note[/] {name}: grows faster than any class, "
                     f"{escape(_steep_step(growth))} (exponential-like): no model describes it "
                     "or predicts beyond its sizes; the formula in --json is the least bad "
                     "class fit and means nothing"
@@ -116,13 +118,13 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
                 continue
             unfit = misfit_model(m)
             if unfit:
-                out.append(f"[yellow]note[/] {escape(_misfit(m))}")
+                out.append(f"[yellow]note[/] {name}: {escape(_misfit(m))}")
             line = None if unfit else _advice(m)  # no probability to raise where none fits
             if line:
-                out.append(f"[yellow]note[/] {line}")
+                out.append(f"[yellow]note[/] {name}: {line}")
             for seg in m.extra("segments") or []:
                 out.append(
-                    f"[yellow]note[/] {escape(m.kernel)}: {escape(seg['sentence'])}; one model "
+                    f"[yellow]note[/] {name}: {escape(seg['sentence'])}; one model "
                     "over the whole range misleads: model each side separately or measure "
                     "past the change"
                 )
@@ -142,7 +144,7 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
             if drift is not None and not unfit:  # no size is off a model that fits none
                 where = numbers.at(drift.parameter, drift.at)
                 out.append(
-                    f"[yellow]note[/] {escape(m.kernel)}: the values at {where} "
+                    f"[yellow]note[/] {name}: the values at {where} "
                     f"are {drift.deviation:+.0%} off the model while the other sizes fit; "
                     "re-measure that size"
                 )
@@ -185,7 +187,7 @@ def _misfit(m: Model) -> str:
         else "look at the values for a step or a peak inside the range"
     )
     return (
-        f"{m.kernel}: no class fits its values (the model misses them by {m.smape:.0f}%, "
+        f"no class fits its values (the model misses them by {m.smape:.0f}%, "
         f"SMAPE): the class shown and its probability say nothing; {where}"
     )
 
@@ -202,7 +204,7 @@ def _advice(m: Model) -> str | None:
     if not (noisy or unsure):
         return None
     complexity = m.complexity()
-    parts = [f"{escape(m.kernel)}:"]
+    parts = []
     few = unsure and sizes < FEW_POINTS  # the shown class is a quantile there (evidence.py)
     if unsure and conf is not None:
         others = [f"{c} {p:.0%}" for c, p in conf.shares() if c != complexity][:3]

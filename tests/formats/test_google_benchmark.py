@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from readers import DATA, all_values, assert_cli_names_file_and_line, points, raw, values, write
+from support import perfguard
 
 from guard import formats
 from guard.errors import FormatError
@@ -280,3 +281,15 @@ def test_a_family_without_iteration_rows_reads_its_medians_else_its_means() -> N
 
 def test_cli_bad_file_is_one_line_with_file_and_line(tmp_path: Path) -> None:
     assert_cli_names_file_and_line(tmp_path, gb_text(*GOOGLE_ERRORS[0][0]), 7)
+
+
+def test_reasons_and_notes_name_the_metric_where_a_file_has_two() -> None:
+    """Google Benchmark writes time and cpu for every kernel: without the metric the same
+    kernel's two reasons read as one printed twice."""
+    recorded = Path(__file__).parent.parent / "data/formats/recorded/google_benchmark_repeated.json"
+    ran = perfguard("check", recorded, "--expect", "*=<= 1")
+    assert ran.returncode == 1, ran.stderr
+    reasons = [line for line in ran.stdout.splitlines() if line.startswith("fail BM_Sort")]
+    assert [r.split(":")[0] for r in reasons] == ["fail BM_Sort (time)", "fail BM_Sort (cpu)"]
+    notes = perfguard("model", recorded).stderr.splitlines()
+    assert any(n.startswith("note BM_Sort (cpu): ") for n in notes), notes
