@@ -9,6 +9,7 @@ timeout; a hanging command is killed with its whole process group, a crash becom
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -130,7 +131,60 @@ def _environment(metric: str) -> dict[str, str]:
     return counting_environment(env) if metric == "instructions" else env
 
 
+# Linux's peak memory of a process (ru_maxrss) includes the memory of the process it was
+# started from: exec records the old address space's high-water mark, and a forked or
+# vforked child's old address space is perfguard's (40 MB and more), so every command
+# smaller than perfguard would read as perfguard.  For ``metric: memory`` a lean launcher
+# (python -S -I, ~5 MB) forks the command, waits for it and writes its peak and status to a
+# pipe; a forked process starts with a zero peak, so the reading is the command's own
+# (floored at the launcher's ~5 MB).
+_LAUNCHER = """\
+import os, sys
+fd = int(sys.argv[1])
+os.set_inheritable(fd, False)
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    except OSError as exc:
+        os.write(fd, b"x %d " % exc.errno)
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+os.write(fd, b"%d %d" % (usage.ru_maxrss, status))
+"""
+
+
 def _run(argv: list[str] | str, spec: BenchmarkSpec, out: IO[bytes], err: IO[bytes]) -> _Finished:
+    if spec.metric != "memory":
+        return _spawn(argv, spec, out, err)
+    command = ["/bin/sh", "-c", argv] if isinstance(argv, str) else argv
+    read, write = os.pipe()
+    try:
+        launcher = [sys.executable, "-S", "-I", "-c", _LAUNCHER, str(write), *command]
+        done = _spawn(launcher, dataclasses.replace(spec, shell=False), out, err, (write,))
+        os.close(write)
+        write = -1
+        report = b"".join(iter(lambda: os.read(read, 256), b"")).split()
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)
+    if report[:1] == [b"x"]:
+        raise ExecutionError("error", f"cannot start {_show(argv)}: {os.strerror(int(report[1]))}")
+    if len(report) != 2:  # the launcher itself failed: its own status says how
+        return done
+    peak, status = (int(v) for v in report)
+    code = os.waitstatus_to_exitcode(status)
+    return dataclasses.replace(done, status=code, max_rss=peak * 1024)
+
+
+def _spawn(
+    argv: list[str] | str,
+    spec: BenchmarkSpec,
+    out: IO[bytes],
+    err: IO[bytes],
+    keep: tuple[int, ...] = (),
+) -> _Finished:
     start = time.perf_counter()
     try:
         proc = subprocess.Popen(
@@ -142,6 +196,7 @@ def _run(argv: list[str] | str, spec: BenchmarkSpec, out: IO[bytes], err: IO[byt
             shell=spec.shell,
             env=_environment(spec.metric),
             start_new_session=True,  # one process group to kill, and Ctrl-C stays ours
+            pass_fds=keep,
         )
     except OSError as exc:
         raise ExecutionError(

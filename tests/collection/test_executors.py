@@ -96,10 +96,13 @@ def test_crash_names_the_exit_code_and_stderr(tmp_path: Path) -> None:
     assert str(info.value) == "exit code 1: bad input for n"
 
 
-def test_a_hanging_command_is_killed_with_its_children_at_the_timeout(tmp_path: Path) -> None:
+@pytest.mark.parametrize("metric", ["time", "memory"])  # memory: through the launcher
+def test_a_hanging_command_is_killed_with_its_children_at_the_timeout(
+    tmp_path: Path, metric: str
+) -> None:
     pids = tmp_path / "pids"
     script = f"sleep 60 & echo $! > {pids}; echo $$ >> {pids}; wait"
-    spec = command(script, tmp_path, metric="time", timeout=0.5, shell=True)
+    spec = command(script, tmp_path, metric=metric, timeout=0.5, shell=True)
     with pytest.raises(ExecutionError) as info:
         CommandExecutor().measure(spec, (1.0,), 0)
     assert info.value.kind == "timeout"
@@ -247,3 +250,31 @@ def test_relative_uncertainty() -> None:
     assert relative_uncertainty([1.0, 1.0, 1.5]) > 0.1
     many = [1.0] * 10 + [100.0]  # one outlier in eleven barely moves the MAD estimate
     assert relative_uncertainty(many) == 0.0
+
+
+def test_command_memory_is_the_commands_own_not_perfguards(tmp_path: Path) -> None:
+    """Linux's ru_maxrss of a child includes the address space it was started from: a
+    command smaller than perfguard read as perfguard (every size the same 40 MB).  With
+    300 MB held here, a 20 MB command must read about 20 MB, and a missing program, a crash
+    and a signal are still named."""
+    held = bytearray(300 * 2**20)
+    held[::4096] = b"\x01" * len(held[::4096])  # touched: resident
+
+    def memory(target, size: float = 1.0, shell: bool = False) -> float:
+        spec = command(target, tmp_path, metric="memory", shell=shell)
+        return CommandExecutor().measure(spec, (size,), 0)
+
+    script = "import sys; x = bytearray(int(sys.argv[1]) << 20); x[::4096] = b'1' * (len(x) >> 12)"
+    small, large = memory([PY, "-c", script, "{n}"], 20), memory([PY, "-c", script, "{n}"], 80)
+    assert 20 * 2**20 < small < 60 * 2**20, small
+    assert 55 * 2**20 < large - small < 65 * 2**20, (small, large)
+    shell = memory(f'{PY} -c "{script}" {{n}}', 20, shell=True)
+    assert 20 * 2**20 < shell < 60 * 2**20, shell
+    with pytest.raises(ExecutionError, match="cannot start no-such-program-perfguard 1"):
+        memory(["no-such-program-perfguard", "{n}"])
+    crash = "import sys; print('bad n', file=sys.stderr); sys.exit(3)"
+    with pytest.raises(ExecutionError, match="exit code 3: bad n"):
+        memory([PY, "-c", crash])
+    with pytest.raises(ExecutionError, match="killed by SIGKILL"):
+        memory([PY, "-c", "import os; os.kill(os.getpid(), 9)"])
+    assert held[4096] == 1
