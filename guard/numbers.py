@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["at", "compact", "factor", "percent", "quantity", "size"]
+__all__ = ["at", "compact", "counted", "factor", "percent", "quantity", "size"]
 
 _POW2_FROM = 1024  # powers of two from 2^10 read better as 2^k than as digits
 
@@ -70,3 +70,8 @@ def quantity(value: float | None, unit: str | None = None, digits: int = 3) -> s
 def percent(p: float, digits: int = 1) -> str:
     """``62.1%``."""
     return f"{100 * p:.{digits}f}%"
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 kernel``, ``3 kernels``: a count with its noun (plural by an s)."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

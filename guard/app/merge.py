@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import UsageError
+from ..numbers import counted
 from .inputs import check_format, check_writable, load
 
 __all__ = ["MergeOutcome", "merge"]
@@ -20,12 +23,31 @@ class MergeOutcome:
 
     def sentence(self) -> str:
         return (
-            f"merged {self.files} files: {self.kernels} kernels, {self.points} points "
+            f"merged {counted(self.files, 'file')}: {counted(self.kernels, 'kernel')}, "
+            f"{counted(self.points, 'point')} "
             f"-> {self.output}"
         )
 
     def exit_code(self) -> int:
         return 0
+
+
+def _refuse_twice(inputs: tuple[Path, ...]) -> None:
+    """The same file given twice (by two names, or an artifact downloaded twice) would pool
+    every repetition with itself: a noise of zero, and verdicts far too sure."""
+    seen: dict[tuple[str, object], Path] = {}
+    for path in inputs:
+        try:
+            keys = [("file", path.resolve()), ("bytes", hashlib.sha256(path.read_bytes()).digest())]
+        except OSError:
+            continue  # load names the problem
+        for key in keys:
+            if key in seen:
+                raise UsageError(
+                    f"{seen[key]} and {path} are the same measurements: merging them would "
+                    "count every repetition twice; give each file once"
+                )
+            seen[key] = path
 
 
 def merge(inputs: tuple[Path, ...], output: Path, format: str | None = None) -> MergeOutcome:
@@ -35,6 +57,7 @@ def merge(inputs: tuple[Path, ...], output: Path, format: str | None = None) -> 
 
     check_format(format)
     check_writable(output)
+    _refuse_twice(inputs)
     sets = [(str(path), load(path, format)) for path in inputs]
     merged = merge_sets(sets)
     save(merged, output)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..numbers import counted
+
 __all__ = ["Sized", "choose_parameters", "left_out_notes", "nonpositive_note"]
 
 
@@ -80,7 +82,7 @@ def nonpositive_note(path: str, left: Sequence[tuple[str, str]]) -> list[str]:
 
 
 def _count(n: int) -> str:
-    return f"{n} benchmark{'s' if n != 1 else ''}"
+    return counted(n, "benchmark")
 
 
 def _tests(tests: Sequence[str], most: int = 4) -> str:

@@ -117,6 +117,7 @@ def print_models(
 
 def print_run_summary(mset: MeasurementSet, output: Path) -> None:
     """What ``perfguard run`` measured, its errors, and where it went (stderr)."""
+    from ..numbers import counted
     from .runs import error_lines, run_table
     from .tables import table_width
 
@@ -126,7 +127,8 @@ def print_run_summary(mset: MeasurementSet, output: Path) -> None:
     for line in error_lines(mset):
         console.print(line, soft_wrap=True)
     state = "interrupted; kept" if mset.run.interrupted else "wrote"
-    console.print(escape(f"perfguard run: {state} {len(mset.kernels)} kernels to {output}"))
+    kernels = counted(len(mset.kernels), "kernel")
+    console.print(escape(f"perfguard run: {state} {kernels} to {output}"))
 
 
 def print_predictions(

@@ -147,7 +147,7 @@ hangs:
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
-    assert "interrupted; kept 1 kernels" in stderr
+    assert "interrupted; kept 1 kernel to" in stderr
     mset = load(out)
     assert mset.run.interrupted
     assert [p.at[0] for p in mset.kernel("hangs", "custom").points] == [8, 16, 32]
@@ -185,6 +185,23 @@ def test_merge_refuses_different_parameters(tmp_path: Path) -> None:
     assert not (tmp_path / "c.json").exists()
 
 
+def test_merge_refuses_the_same_file_twice(tmp_path: Path) -> None:
+    """Pooling a shard with itself (given twice, or downloaded twice under two names) would
+    count every repetition twice: a noise of zero and verdicts far too sure."""
+    a = tmp_path / "a.json"
+    a.write_text(
+        '{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": [{"name": "k",'
+        ' "metric": "time", "points": [{"at": {"n": 1}, "values": [1.0, 1.1]}]}]}'
+    )
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(a.read_bytes())
+    for twice in ((a, a), (a, copy)):
+        done = perfguard("merge", *twice, "-o", tmp_path / "m.json")
+        assert done.returncode == 2
+        assert f"{twice[0]} and {twice[1]} are the same measurements" in done.stderr
+        assert not (tmp_path / "m.json").exists()
+
+
 def test_merge_says_what_a_tools_session_file_left_out(tmp_path: Path) -> None:
     bench = [
         {"name": f"test_sum[{n}]", "params": {"n": n}, "stats": {"median": n * 1e-9}}
@@ -196,7 +213,7 @@ def test_merge_says_what_a_tools_session_file_left_out(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "left out 1 benchmark without a numeric parameter" in done.stderr
     assert "(test_startup)" in done.stderr
-    assert "merged 1 files: 1 kernels, 2 points" in done.stderr
+    assert "merged 1 file: 1 kernel, 2 points" in done.stderr
 
 
 def test_merge_refuses_different_commits(tmp_path: Path) -> None:
