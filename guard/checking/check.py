@@ -990,10 +990,18 @@ def _pair_message(
     if kind == "improvement":
         return f"scales better: {now} now, {before} in the baseline ({_percent(p)} confident)"
     lo, hi = cand.line.x[0], cand.line.x[-1]
+    span = f"from {numbers.at(param, lo)} to {numbers.size(hi)}"
+    grown, grown_before = _growth(cand), _growth(base)
+    if now == before and grown <= grown_before:
+        # the evidence's lean against everything a person reads: say which way each points
+        return (
+            f"{now} now, {before} in the baseline: the same class, and {span} it grew "
+            f"{numbers.factor(grown)}, less than the baseline's {numbers.factor(grown_before)}; "
+            f"only the class posteriors lean {_percent(p)} to faster growth"
+        )
     return (
         f"{now} now, {before} in the baseline; {_percent(p)} confident that it grows faster; "
-        f"from {numbers.at(param, lo)} to {numbers.size(hi)} it grows "
-        f"{numbers.factor(_growth(cand))}, the baseline {numbers.factor(_growth(base))}"
+        f"{span} it grows {numbers.factor(grown)}, the baseline {numbers.factor(grown_before)}"
     )
 
 
