@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import UsageError
+from ..numbers import counted
 from .data import commit_base_url, load_site
 from .pages import render_site
 
@@ -51,8 +52,8 @@ class SiteResult:
         if not self.commits:
             return f"perfguard site: no runs recorded yet; an empty-state page -> {self.index}"
         return (
-            f"perfguard site: {self.kernels} kernels, {self.commits} commits, "
-            f"{self.files} files -> {self.index}"
+            f"perfguard site: {counted(self.kernels, 'kernel')}, "
+            f"{counted(self.commits, 'commit')}, {counted(self.files, 'file')} -> {self.index}"
         )
 
 

@@ -181,7 +181,7 @@ def test_the_matrix_jobs_give_the_kernels_and_verdicts_of_one_unsharded_run(tmp_
     build = step(PAGES["jobs"]["build"]["steps"], name="Build the site")
     site = run_step(build["run"], workspace, runner_env(workspace, BRANCH="main"))
     assert site.returncode == 0, site.stderr
-    assert site.stdout.startswith("perfguard site: 5 kernels, 1 commits")
+    assert site.stdout.startswith("perfguard site: 5 kernels, 1 commit,")
     assert (
         "https://github.com/octo/widget/commit/" + "6" * 40
         in (
