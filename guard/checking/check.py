@@ -593,10 +593,9 @@ class _Judge:
         a class the caches would have to explain."""
         memory = self._memory(key, expectation, le)
         bend = self._bend(key, admitted, le)
-        if memory is not None and not memory.explained:
-            found = self.bends.get(key)
-            if bend is None or found is None or found.beyond is None:
-                return None
+        judged_beyond = bend is not None and self.bends[key].beyond is not None
+        if memory is not None and not memory.explained and not judged_beyond:
+            return None
         if bend is not None:
             return bend
         return memory.describe() if memory is not None and memory.excuses else None

@@ -197,47 +197,47 @@ def _model(r: _Reader, entry: Any, where: str) -> Model | None:
 
 
 def _marks(r: _Reader, e: Mapping[str, Any], where: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if e.get("growth") is not None:
-        g, gw = r.obj(e["growth"], f"{where}.growth"), f"{where}.growth"
-        kind = r.text(g.get("kind"), f"{gw}.kind")
-        if kind != "exponential-like":
-            raise r.fail(f"{gw}.kind", f"expected exponential-like, got {kind!r}")
-        steps = r.obj(g.get("step"), f"{gw}.step")
-        if len(steps) != 1:
-            raise r.fail(f"{gw}.step", "expected one parameter")
-        ((name, span),) = steps.items()
-        if len(r.arr(span, f"{gw}.step.{name}", limit=2)) != 2:
-            raise r.fail(f"{gw}.step.{name}", "expected [from, to]")
-        lo, hi = span
-        out["growth"] = {
-            "kind": kind,
-            "probability": r.number(g.get("probability"), f"{gw}.probability"),
-            "factor_per_step": r.number(g.get("factor_per_step"), f"{gw}.factor_per_step"),
-            "step": {
-                r.text(name, f"{gw}.step") or "": [
-                    r.number(lo, f"{gw}.step.{name}[0]"),
-                    r.number(hi, f"{gw}.step.{name}[1]"),
-                ]
-            },
-        }
-    if e.get("falls") is not None:
-        f, fw = r.obj(e["falls"], f"{where}.falls"), f"{where}.falls"
-        out["falls"] = {
-            "parameter": r.text(f.get("parameter"), f"{fw}.parameter"),
-            **{k: r.number(f.get(k), f"{fw}.{k}") for k in ("factor", "from", "to")},
-        }
-    if e.get("reported_complexity") is not None:
-        cw = f"{where}.reported_complexity"
-        c = r.obj(e["reported_complexity"], cw)
-        out["reported_complexity"] = {
-            "tool": r.text(c.get("tool"), f"{cw}.tool"),
-            "big_o": r.text(c.get("big_o"), f"{cw}.big_o"),
-            "complexity": r.text(c.get("complexity"), f"{cw}.complexity"),
-            **{
-                k: r.number(c.get(k), f"{cw}.{k}", optional=True)
-                for k in ("coefficient", "rms")
-                if c.get(k) is not None
-            },
-        }
-    return out
+    """The marks of a models@1 entry that change what its class reads as, checked."""
+    readers = {"growth": _growth, "falls": _falls, "reported_complexity": _reported}
+    return {
+        key: read(r, r.obj(e[key], f"{where}.{key}"), f"{where}.{key}")
+        for key, read in readers.items()
+        if e.get(key) is not None
+    }
+
+
+def _growth(r: _Reader, g: Mapping[str, Any], where: str) -> dict[str, Any]:
+    kind = r.text(g.get("kind"), f"{where}.kind")
+    if kind != "exponential-like":
+        raise r.fail(f"{where}.kind", f"expected exponential-like, got {kind!r}")
+    steps = r.obj(g.get("step"), f"{where}.step")
+    if len(steps) != 1:
+        raise r.fail(f"{where}.step", "expected one parameter")
+    ((name, span),) = steps.items()
+    sw = f"{where}.step.{r.text(name, f'{where}.step')}"
+    if len(r.arr(span, sw, limit=2)) != 2:
+        raise r.fail(sw, "expected [from, to]")
+    return {
+        "kind": kind,
+        "probability": r.number(g.get("probability"), f"{where}.probability"),
+        "factor_per_step": r.number(g.get("factor_per_step"), f"{where}.factor_per_step"),
+        "step": {name: [r.number(v, f"{sw}[{i}]") for i, v in enumerate(span)]},
+    }
+
+
+def _falls(r: _Reader, f: Mapping[str, Any], where: str) -> dict[str, Any]:
+    return {
+        "parameter": r.text(f.get("parameter"), f"{where}.parameter"),
+        **{k: r.number(f.get(k), f"{where}.{k}") for k in ("factor", "from", "to")},
+    }
+
+
+def _reported(r: _Reader, c: Mapping[str, Any], where: str) -> dict[str, Any]:
+    return {
+        **{k: r.text(c.get(k), f"{where}.{k}") for k in ("tool", "big_o", "complexity")},
+        **{
+            k: r.number(c.get(k), f"{where}.{k}", optional=True)
+            for k in ("coefficient", "rms")
+            if c.get(k) is not None
+        },
+    }

@@ -293,3 +293,15 @@ def test_reasons_and_notes_name_the_metric_where_a_file_has_two() -> None:
     assert [r.split(":")[0] for r in reasons] == ["fail BM_Sort (time)", "fail BM_Sort (cpu)"]
     notes = perfguard("model", recorded).stderr.splitlines()
     assert any(n.startswith("note BM_Sort (cpu): ") for n in notes), notes
+
+
+def test_a_saved_check_keeps_the_tools_own_class() -> None:
+    """`perfguard report` renders verdicts@1: the tool's class read back, as the table had it."""
+    from guard.checking.verdicts_json import read_report
+    from guard.reporting.summary import class_text
+
+    recorded = Path(__file__).parent.parent / "data/formats/recorded/google_benchmark_repeated.json"
+    ran = perfguard("check", recorded, "--json")
+    again = read_report(json.loads(ran.stdout), "verdicts.json")
+    texts = [class_text(v.model) for v in again.verdicts if v.kernel == "BM_PopFront"]
+    assert texts and all("(Google Benchmark: O(N^2)" in t for t in texts), texts
