@@ -84,16 +84,21 @@ class Factor:
 
     def big_o(self) -> str:
         """``n^1.5 log n``."""
-        parts = []
+        return " ".join(part for part in self.big_o_parts() if part)
+
+    def big_o_parts(self) -> tuple[str, str]:
+        """The power and the log part: ``("n^1.5", "log n")``, ``("", "log p")``."""
+        power = ""
         if self.exponent == 1:
-            parts.append(self.parameter)
+            power = self.parameter
         elif self.exponent:
-            parts.append(f"{self.parameter}^{_decimal_or_fraction(self.exponent)}")
+            power = f"{self.parameter}^{_decimal_or_fraction(self.exponent)}"
+        log = ""
         if self.log_exponent == 1:
-            parts.append(f"log {self.parameter}")
+            log = f"log {self.parameter}"
         elif self.log_exponent:
-            parts.append(f"log^{_decimal_or_fraction(self.log_exponent)} {self.parameter}")
-        return " ".join(parts)
+            log = f"log^{_decimal_or_fraction(self.log_exponent)} {self.parameter}"
+        return power, log
 
     def to_json(self) -> dict[str, str]:
         return {
@@ -217,7 +222,9 @@ class Model:
             return "O(1)"
         texts = []
         for t in leads:
-            body = " ".join(f.big_o() for f in t.factors if f.big_o())
+            # powers first, then logs: ``n log p``, not ``log p n`` (which reads as log(pn))
+            parts = [f.big_o_parts() for f in t.factors]
+            body = " ".join(x for x in [p for p, _ in parts] + [g for _, g in parts] if x)
             if body not in texts:
                 texts.append(body)
         return "O(" + " + ".join(texts) + ")"

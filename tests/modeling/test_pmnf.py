@@ -79,3 +79,17 @@ def test_models_json_entry_matches_contract() -> None:
 @given(st.fractions(min_value=0, max_value=20, max_denominator=64))
 def test_fraction_text_round_trips(value: F) -> None:
     assert parse_fraction(fraction_text(value)) == value
+
+
+@pytest.mark.parametrize(
+    "factors,big_o",
+    [
+        ((("p", F(0), F(1)), ("n", F(1), F(0))), "O(n log p)"),  # was "O(log p n)"
+        ((("p", F(1), F(1)), ("n", F(1), F(0))), "O(p n log p)"),
+        ((("p", F(1), F(0)), ("n", F(2), F(0))), "O(p n^2)"),
+        ((("p", F(0), F(1)), ("n", F(0), F(2))), "O(log p log^2 n)"),
+    ],
+)
+def test_a_product_reads_its_powers_before_its_logs(factors, big_o) -> None:
+    term = Term(1.0, tuple(Factor(name, a, b) for name, a, b in factors))
+    assert Model("k", "time", ("p", "n"), 0.0, (term,)).complexity() == big_o
