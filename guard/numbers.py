@@ -34,11 +34,12 @@ def at(parameter: str, value: float, powers_of_two: bool = False) -> str:
 
 
 def factor(ratio: float, short: bool = False) -> str:
-    """``×61,566``, ``×12.4``, ``×1.02``; short: ``×6.2e4`` from 10,000 on."""
+    """``×61,566``, ``×12.4``, ``×1.02``; short: ``×6.2e4`` from 10,000 on, and so from
+    a billion on in any case (no 300-digit numbers)."""
     r = float(ratio)
     if not math.isfinite(r):
         return f"×{r}"
-    if short and r >= 1e4:
+    if r >= (1e4 if short else 1e9):
         return "×" + compact(r, 2)
     if r >= 100:
         return f"×{r:,.0f}"

@@ -1,0 +1,27 @@
+"""How numbers read in tables and sentences."""
+
+from __future__ import annotations
+
+import pytest
+
+from guard import numbers
+
+
+@pytest.mark.parametrize(
+    ("ratio", "long", "short"),
+    [
+        (1.02, "×1.02", "×1.02"),
+        (12.4, "×12.4", "×12.4"),
+        (61566, "×61,566", "×6.2e4"),
+        (2.5e12, "×2.5e12", "×2.5e12"),  # no thirteen-digit numbers
+        (1e300, "×1e300", "×1e300"),  # a damaged growth factor read back from verdicts@1
+    ],
+)
+def test_factor_is_short_enough_to_read(ratio: float, long: str, short: str) -> None:
+    assert numbers.factor(ratio) == long
+    assert numbers.factor(ratio, short=True) == short
+
+
+@pytest.mark.parametrize(("n", "text"), [(0, "0 kernels"), (1, "1 kernel"), (2, "2 kernels")])
+def test_counted(n: int, text: str) -> None:
+    assert numbers.counted(n, "kernel") == text
