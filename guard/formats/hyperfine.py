@@ -12,7 +12,9 @@ other parameters (``-L impl gnu,busybox``) tell variants apart. The kernel is th
 with the numeric values put back as ``{name}``: ``sort -n data_{n}.txt``. A value is only
 put back where it stands on its own (``1`` is not replaced inside ``10`` or ``0.1``), and
 where the same digits occur in the command by coincidence (``--threads 1`` at ``n=1``),
-the template shared by most results wins. When results of different non-numeric values
+the template shared by most results wins. Where that leaves one variant's results under
+several names (a value glued to other digits, ``q.py {n}00``), the template that every one
+of their commands fills back is used. When results of different non-numeric values
 still share a kernel name (the command does not use them, e.g. they only feed
 ``--prepare``), the values are appended: ``./sorter --size {n} [impl=merge]``. With
 ``--command-name``, ``command`` holds the name, and the same rules apply to it.
@@ -103,6 +105,14 @@ def _kernel_names(results: list[_Result], numeric: list[str]) -> list[str]:
     labels = [
         ",".join(f"{k}={v}" for k, v in r.parameters.items() if k not in numeric) for r in results
     ]
+    # a value glued to other digits ("{n}00") is never put back on its own: where a variant's
+    # results did not come out as one kernel, a template every one of its commands fills wins
+    for label in set(labels):
+        members = [i for i, other in enumerate(labels) if other == label]
+        if len({names[i] for i in members}) > 1:
+            found = _filled_by_all([results[i] for i in members], numeric)
+            for i in members:
+                names[i] = found or names[i]
     variants: dict[str, set[str]] = {}
     for name, label in zip(names, labels):
         variants.setdefault(name, set()).add(label)
@@ -110,6 +120,36 @@ def _kernel_names(results: list[_Result], numeric: list[str]) -> list[str]:
         f"{name} [{label}]" if len(variants[name]) > 1 else name
         for name, label in zip(names, labels)
     ]
+
+
+def _filled_by_all(results: list[_Result], numeric: list[str]) -> str | None:
+    """A template that gives every result's command back when filled with its values,
+    built from the occurrences (standalone or not) of the first result's values; the one
+    replacing the most occurrences, or None."""
+    first = results[0]
+    spans = sorted(
+        (m.span(), name)
+        for name in numeric
+        for m in re.finditer(re.escape(first.parameters[name]), first.command)
+    )
+    if not spans or len(spans) > 12:  # nothing to try, or too many ways to try them
+        return None
+    for count in range(len(spans), 0, -1):
+        for chosen in itertools.combinations(spans, count):
+            if any(a[0][1] > b[0][0] for a, b in itertools.pairwise(chosen)):
+                continue  # overlapping occurrences
+            template = _fill(
+                first.command,
+                [span for span, _ in chosen],
+                tuple(name for _, name in chosen),
+            )
+            if all(_filled(template, r.parameters) == r.command for r in results):
+                return template
+    return None
+
+
+def _filled(template: str, values: dict[str, str]) -> str:
+    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
 
 
 class _Reader:

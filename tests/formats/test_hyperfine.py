@@ -87,6 +87,16 @@ def test_hyperfine_digits_inside_other_numbers_are_not_parameters() -> None:
     assert [k.name for k in mset.kernels] == ["sleep 0.1; cat f_10.txt | head -{n}"]
 
 
+def test_hyperfine_a_value_glued_to_other_digits_still_makes_one_kernel() -> None:
+    """`-P n 1 3 'python3 q.py {n}00'`: the value stands alone nowhere, and "3" stands alone
+    in "python3"; one kernel, whose template every command fills, not three of one size."""
+    mset = parse_hyperfine(*(hf_row(f"python3 q.py {n}00", {"n": str(n)}) for n in (1, 2, 3)))
+    assert [k.name for k in mset.kernels] == ["python3 q.py {n}00"]
+    assert points(mset, "python3 q.py {n}00") == [(1.0,), (2.0,), (3.0,)]
+    both = parse_hyperfine(*(hf_row(f"run -n{n}0 --log {n}.txt", {"n": str(n)}) for n in (2, 4, 8)))
+    assert [k.name for k in both.kernels] == ["run -n{n}0 --log {n}.txt"]
+
+
 def test_hyperfine_two_numeric_parameters_and_numbers_as_json() -> None:
     mset = parse_hyperfine(
         hf_row("mm 64 8", {"m": "8", "n": "64"}),
