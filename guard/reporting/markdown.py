@@ -149,11 +149,11 @@ def _row(v: Verdict, kernel: Kernel | None) -> _Row:
 def _change(change: float | None) -> str:
     if change is None or not math.isfinite(change):
         return "-"
-    return f"×{change:.2f}" if change < 100 else f"×{change:,.0f}"
+    return numbers.factor(change)  # as the terminal writes it
 
 
 def _predicted(value: float | None) -> str | None:
-    return None if value is None or not math.isfinite(value) else f"{value:.3g}"
+    return None if value is None or not math.isfinite(value) else numbers.compact(value)
 
 
 def _detail_order(verdicts: Sequence[Verdict]) -> list[Verdict]:
