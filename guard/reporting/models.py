@@ -214,10 +214,15 @@ def _advice(m: Model) -> str | None:
                 if sizes == 2
                 else f"{sizes} sizes cannot tell neighbouring classes apart"
             )
-            parts.append(
-                f"{told}: {complexity} ({conf.probability:.0%}) is the slowest class with "
-                f"{1 - FEW_POINTS_QUANTILE:.0%} of the probability at or above it"
+            held = f"{1 - FEW_POINTS_QUANTILE:.0%} of the probability"
+            shown = (  # every class is at or above the constant: say what put it there
+                f"{complexity} ({conf.probability:.0%}) is shown, as the growing classes "
+                f"together hold less than {held}"
+                if complexity == "O(1)"
+                else f"{complexity} ({conf.probability:.0%}) is the slowest class with {held} "
+                "at or above it"
             )
+            parts.append(f"{told}: {shown}")
         else:
             parts.append(f"{complexity} is only {conf.probability:.0%} likely")
         if others:

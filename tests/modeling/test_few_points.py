@@ -175,3 +175,25 @@ def test_few_sizes_show_the_posteriors_20_percent_class_and_the_gate_names_the_s
                 named += 1
                 assert f"{body}{word}" in text, (text, body)
     assert named >= 4
+
+
+def test_a_constant_shown_on_four_sizes_says_why_not_that_it_is_the_slowest_class():
+    """Every class is at or above the constant: "the slowest class with 80% at or above
+    it" says nothing there (a strong-scaling compute kernel, times p, four rank counts)."""
+    from guard.modeling import model_measurements
+    from guard.reporting.models import advice_lines
+
+    rows = {
+        32: (3203, 3184, 3232),
+        64: (3213, 3194, 3251),
+        128: (3238, 3200, 3277),
+        256: (3277, 3200, 3302),
+    }
+    kernel = Kernel("compute", "time", tuple(Point((float(p),), v) for p, v in rows.items()))
+    result = model_measurements(MeasurementSet(("p",), (kernel,)))
+    assert result.models[0].complexity() == "O(1)"
+    (note,) = advice_lines([("ranks.txt", result)])
+    assert (
+        "O(1) (" in note and "is shown, as the growing classes together hold less than 80%" in note
+    )
+    assert "slowest class" not in note
