@@ -15,6 +15,7 @@ bound's order in that parameter.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import fnmatch
 import functools
 import math
@@ -118,6 +119,40 @@ def parse_rules(
     return parsed, ceiling
 
 
+def _unjudged_note(
+    verdicts: Sequence[Verdict], rules: Sequence[ExpectationRule], ceiling: Expectation | None
+) -> tuple[str, ...]:
+    """A note naming the kernels nothing judged (no bound, no baseline), so that a mistyped
+    rule or a forgotten ``--baseline`` does not read as a pass; rules that match no kernel
+    are named with the kernel they most likely meant."""
+    if ceiling is not None:
+        return ()
+    alone = [
+        v.kernel
+        for v in verdicts
+        if v.expectation is None and v.baseline_model is None and v.verdict != "error"
+    ]
+    if not alone:
+        return ()
+    names = list(dict.fromkeys(alone))
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    notes = [
+        f"{numbers.counted(len(names), 'kernel')} had no expectation and no baseline, so "
+        f"nothing judged {'it' if len(names) == 1 else 'them'} (modelled only): {shown}; "
+        "declare bounds under expect: in perfguard.yml (or --expect 'GLOB=<= n log n'), "
+        "or pass --baseline"
+    ]
+    everyone = list(dict.fromkeys(v.kernel for v in verdicts))
+    unmatched = [r for r in rules if not any(fnmatch.fnmatchcase(k, r.pattern) for k in everyone)]
+    for rule in unmatched[:5]:
+        near = difflib.get_close_matches(rule.pattern, names, n=1, cutoff=0.5)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        notes.append(f"{rule.source}: {rule.pattern!r} matches no kernel here{hint}")
+    if len(unmatched) > 5:
+        notes.append(f"{numbers.counted(len(unmatched) - 5, 'more rule')} match no kernel here")
+    return tuple(notes)
+
+
 def _first_match(rules: Sequence[ExpectationRule], name: str) -> int | None:
     return next((i for i, r in enumerate(rules) if fnmatch.fnmatchcase(name, r.pattern)), None)
 
@@ -171,6 +206,7 @@ def check(
         for k in (baseline.kernels if baseline is not None else ())
         if k.key not in now
     )
+    notes += _unjudged_note(verdicts, [rule for rule, _ in rules], ceiling)
     not_run = tuple(dict.fromkeys(e.benchmark for e in current.run.errors))
     return CheckReport(
         tuple(ranked), opts.strict, opts.confidence, dict(opts.target), notes, not_run

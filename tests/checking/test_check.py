@@ -107,6 +107,23 @@ def test_expectation_met_passes_and_first_matching_rule_wins():
     ]
 
 
+def test_kernels_nothing_judged_are_named_with_the_rule_a_user_mistyped():
+    # A bound written for "sort" where the tool names the kernel "test_sort" judged nothing:
+    # the check passes, so a note must say so and point at the rule.
+    rules = (ExpectationRule("sort", "<= n", "perfguard.yml:3"),)
+    current = mset(kernel("test_sort", runs("n^2", 8)), kernel("lookup", runs("1", 9)))
+    report = check(current, options=CheckOptions(rules=rules))
+    assert [v.verdict for v in report.verdicts] == ["pass", "pass"]
+    first, second = report.notes
+    assert first.startswith("2 kernels had no expectation and no baseline, so nothing judged")
+    assert "test_sort, lookup" in first
+    assert second == "perfguard.yml:3: 'sort' matches no kernel here; did you mean 'test_sort'?"
+    # judged by a bound or against a baseline: nothing to say
+    judged = CheckOptions(rules=(ExpectationRule("*", "<= n^2"),))
+    assert check(current, options=judged).notes == ()
+    assert check(current, current).notes == ()
+
+
 def test_regression_against_baseline_on_a_slower_runner():
     base = mset(kernel("k", runs("n", 10)), kernel("same", runs("n log n", 11)))
     cand = mset(
