@@ -148,8 +148,8 @@ class RunRow:
 
     @property
     def short(self) -> str:
-        """The commit as a short sha (``-`` when unknown)."""
-        return self.commit[:7] if self.commit else "-"
+        """The commit as a short sha (``+``: uncommitted changes on top; ``-`` when unknown)."""
+        return self.commit[:7] + ("+" if self.dirty else "") if self.commit else "-"
 
     @property
     def date(self) -> str:
@@ -171,6 +171,11 @@ class TimelineRow:
     verdict: str | None
     complexity: str | None
     predicted_at_target: float | None
+    dirty: bool | None = None  # measured with uncommitted changes on top of ``commit``
+
+
+def _flag(value: int | None) -> bool | None:
+    return None if value is None else bool(value)
 
 
 @dataclass(frozen=True)
@@ -383,7 +388,7 @@ class History:
         query = f"""
             SELECT * FROM (
                 SELECT r.id, r.commit_sha, r.branch, r.recorded_at, m.kernel, m.metric, m.unit,
-                       v.verdict, mo.complexity, v.predicted_at_target,
+                       v.verdict, mo.complexity, v.predicted_at_target, r.dirty,
                        row_number() OVER (PARTITION BY m.kernel, m.metric ORDER BY r.id DESC) AS k
                 FROM measurements m
                 JOIN runs r ON r.id = m.run_id
@@ -394,7 +399,8 @@ class History:
         args = (*names, *([metric] if metric is not None else []), limit)
         with _errors(self.path):
             rows = self._db.execute(query, args).fetchall()
-        return [TimelineRow(*row[:10]) for row in rows]
+        # the dirty flag is stored as 0/1 (NULL when unknown)
+        return [TimelineRow(*row[:10], *map(_flag, row[10:11])) for row in rows]
 
     def branches(self) -> list[str]:
         """The branch names runs were recorded on, sorted (runs without one are left out)."""
@@ -462,7 +468,7 @@ class History:
     def _run_rows(self, query: str, args: Sequence[Any]) -> list[RunRow]:
         with _errors(self.path):
             rows = self._db.execute(query, tuple(args)).fetchall()
-        return [RunRow(i, c, b, s, r, None if d is None else bool(d)) for i, c, b, s, r, d in rows]
+        return [RunRow(i, c, b, s, r, _flag(d)) for i, c, b, s, r, d in rows]
 
 
 # ---------------------------------------------------------------------- connection

@@ -175,6 +175,31 @@ def test_timeline_table_shows_names_verbatim(db: Path) -> None:
     assert "aaaaaaa" in text and "O(n)" in text and "2026-" in text
 
 
+def test_a_run_measured_on_a_dirty_tree_is_marked_wherever_its_commit_is_shown(db: Path) -> None:
+    # A local `perfguard ci` on uncommitted changes is stored under HEAD's commit; a reader
+    # of the history must not take it for that commit's own measurements.
+    from dataclasses import replace
+
+    from guard.site.data import load_site
+
+    clean = one_parameter("a" * 40)
+    dirty = one_parameter("b" * 40)
+    dirty = replace(dirty, run=replace(dirty.run, dirty=True))
+    with History.open(db) as history:
+        for mset in (clean, dirty):
+            history.record(mset, checked(mset))
+        rows = history.timeline("sort", metric="time")
+        newest = history.runs(limit=1)[0]
+    assert [(r.commit[0], r.dirty) for r in rows if r.commit] == [("a", False), ("b", True)]
+    assert newest.short == "bbbbbbb+"
+    console = Console(record=True, width=200, color_system=None)
+    console.print(timeline_table(rows))
+    text = console.export_text()
+    assert "aaaaaaa " in text and "bbbbbbb+" in text
+    site = load_site(db)
+    assert [c.short for c in site.commits] == ["aaaaaaa", "bbbbbbb+"]
+
+
 # ---------------------------------------------------------------------- migrations and damage
 
 

@@ -401,7 +401,9 @@ def _store(
     event = context.event_name or "unknown" if context is not None else LOCAL
     with History.open(options.db) as history:
         run_id = history.record(current, report, event=event)
-    say(f"perfguard: stored run {run_id} in {options.db}")
+    dirty = current.run.dirty
+    mark = " (uncommitted changes: marked +; a clean run of the commit is the baseline first)"
+    say(f"perfguard: stored run {run_id} in {options.db}" + (mark if dirty else ""))
     return run_id
 
 

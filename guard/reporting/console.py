@@ -169,6 +169,12 @@ def print_timeline(db: Path, rows: Sequence[TimelineRow]) -> None:
         return
     width = table_width()
     out(width).print(timeline_table(rows, width))
+    if any(r.dirty for r in rows):
+        out().print(
+            "+ measured with uncommitted changes on top of that commit",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 def print_error(message: str) -> None:

@@ -47,7 +47,7 @@ def _cells(row: TimelineRow, first: bool, changed: bool) -> list[Text]:
     return [
         Text(row.kernel if first else ""),
         Text(row.metric if first else ""),
-        Text(row.commit[:7] if row.commit else "-"),
+        Text((row.commit[:7] + ("+" if row.dirty else "")) if row.commit else "-"),
         Text(row.branch or "-"),
         Text(row.recorded_at[:10]),
         Text(row.complexity or "-", style="bold yellow" if changed else ""),

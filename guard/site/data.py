@@ -52,11 +52,14 @@ class Commit:
     branch: str | None
     date: str
     url: str | None
+    dirty: bool | None = None  # measured with uncommitted changes on top of ``sha``
 
     @property
     def short(self) -> str:
-        """Seven hex digits, or ``run N`` when the run has no commit."""
-        return self.sha[:7] if self.sha else f"run {self.run_id}"
+        """Seven hex digits (``+`` when the tree was dirty), or ``run N`` without a commit."""
+        if not self.sha:
+            return f"run {self.run_id}"
+        return self.sha[:7] + ("+" if self.dirty else "")
 
 
 @dataclass(frozen=True)
@@ -199,7 +202,7 @@ def _unknown_branch(history: History, branch: str) -> HistoryError:
 
 def _commit(row: RunRow, repo_url: str | None) -> Commit:
     url = f"{repo_url}/commit/{row.commit}" if repo_url and row.commit else None
-    return Commit(row.id, row.commit, row.branch, row.date, url)
+    return Commit(row.id, row.commit, row.branch, row.date, url, row.dirty)
 
 
 def _target(settings: Mapping[int, str | None], db: Path) -> dict[str, float]:
