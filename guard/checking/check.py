@@ -223,14 +223,19 @@ class _CutShort:
     ratio: float  # candidate / baseline median at ``largest``
 
 
+_MIN_COMMON = 3  # sizes a baseline cut to the candidate's range keeps at least
+
+
 def _common_range(
     current: MeasurementSet, baseline: MeasurementSet
 ) -> tuple[MeasurementSet, dict[tuple[str, str], _CutShort]]:
-    """The baseline cut to each candidate's largest size where the candidate stopped first.
+    """The baseline cut to each candidate's range where the candidate's is narrower.
 
     Classes fitted over different ranges are not the same question: a baseline measured
-    four times further would be judged on sizes the candidate never reached.  One-parameter
-    sets only; the kernels cut short are returned with the ratio at the largest common size.
+    four times further (or from smaller sizes) would be judged on sizes the candidate never
+    reached.  One-parameter sets only; the kernels cut short at the top are returned with
+    the ratio at the largest common size.  A cut that would leave fewer than
+    ``_MIN_COMMON`` sizes is not made.
     """
     if len(current.parameters) != 1:
         return baseline, {}
@@ -238,11 +243,15 @@ def _common_range(
     kernels, cut = [], {}
     for k in baseline.kernels:
         c = mine.get(k.key)
-        top = max((p.at[0] for p in c.points), default=0.0) if c is not None else 0.0
-        if c is None or not k.points or not top < max(p.at[0] for p in k.points):
+        sizes = [p.at[0] for p in c.points] if c is not None else []
+        lo, top = min(sizes, default=0.0), max(sizes, default=0.0)
+        kept = tuple(p for p in k.points if lo <= p.at[0] <= top)
+        if len(kept) == len(k.points) or len(kept) < _MIN_COMMON:
             kernels.append(k)
             continue
-        kept = tuple(p for p in k.points if p.at[0] <= top)
+        if not top < max(p.at[0] for p in k.points):  # cut at the bottom only
+            kernels.append(dataclasses.replace(k, points=kept))
+            continue
         at_top = [p for p in kept if p.at[0] == top]
         ratio = math.nan
         if at_top and at_top[0].values:
@@ -1005,11 +1014,27 @@ def _best_curve(closest: str) -> str:
     return f"above the best fit of class {closest} (the bound's own)"
 
 
-def _growth(le: LineEvidence) -> float:
-    """Largest over smallest size's value (the batch's sizes are ascending)."""
-    y = le.group.y[le.row]
-    order = np.argsort(le.group.x)
-    return float(y[order[-1]] / y[order[0]])
+def _growths(cand: LineEvidence, base: LineEvidence) -> tuple[float, float, float, float]:
+    """(lo, hi, candidate's growth, baseline's growth): each line's value at the largest
+    size both measured over its value at the smallest, so that the two factors a sentence
+    sets side by side span the same sizes (each line's own ends if they share fewer than 2)."""
+    xc, xb = np.asarray(cand.group.x), np.asarray(base.group.x)
+    common = np.intersect1d(xc, xb)
+    if len(common) < 2:
+        return (
+            float(xc.min()),
+            float(xc.max()),
+            _rise(cand, xc.min(), xc.max()),
+            _rise(base, xb.min(), xb.max()),
+        )
+    lo, hi = float(common[0]), float(common[-1])
+    return lo, hi, _rise(cand, lo, hi), _rise(base, lo, hi)
+
+
+def _rise(le: LineEvidence, lo: float, hi: float) -> float:
+    """The line's value at ``hi`` over its value at ``lo`` (both among its sizes)."""
+    x, y = np.asarray(le.group.x), le.group.y[le.row]
+    return float(y[x == hi][0] / y[x == lo][0])
 
 
 def _pair_message(
@@ -1024,9 +1049,8 @@ def _pair_message(
     before = _class_text(param, result.base_class)
     if kind == "improvement":
         return f"scales better: {now} now, {before} in the baseline ({_percent(p)} confident)"
-    lo, hi = cand.line.x[0], cand.line.x[-1]
+    lo, hi, grown, grown_before = _growths(cand, base)
     span = f"from {numbers.at(param, lo)} to {numbers.size(hi)}"
-    grown, grown_before = _growth(cand), _growth(base)
     if now == before and grown <= grown_before:
         # the evidence's lean against everything a person reads: say which way each points
         return (

@@ -44,3 +44,28 @@ def test_same_sizes_are_not_cut_short():
     v = check(cand, base).verdicts[0]
     assert v.verdict == "pass"
     assert not any("measured only up to" in r.message for r in v.reasons)
+
+
+def test_a_candidate_that_starts_at_larger_sizes_is_compared_over_the_sizes_both_measured():
+    # The same linear code behind a large overhead, the baseline measured from n=256 and
+    # the candidate (its sizes moved up in a pull request) from n=1024: over 256..65536 the
+    # overhead bends the baseline's curve and its class reads lower, and comparing the two
+    # ranges failed 4 of these 30 pairs and left the other 26 inconclusive (none passed).
+    curve = 1e-4 + 1e-9 * SIZES
+    verdicts = [
+        check(measured(curve[2:], SIZES[2:], 100 + seed), measured(curve, SIZES, seed)).verdicts[0]
+        for seed in range(30)
+    ]
+    assert not any(v.regression for v in verdicts)
+    assert [v.verdict for v in verdicts].count("pass") >= 20  # 25 when written
+    assert {v.baseline_model.extra("noise_detail").sizes[0] for v in verdicts} == {1024.0}
+
+
+def test_the_growth_a_regression_names_spans_the_same_sizes_for_both():
+    base = measured(1e-6 * SIZES, SIZES, 9)
+    cand = measured(1e-9 * SIZES[1:] ** 2, SIZES[1:], 10)
+    v = check(cand, base).verdicts[0]
+    assert v.verdict == "fail" and v.regression
+    message = next(r.message for r in v.reasons if r.kind == "regression")
+    # from 512 to 65536 a linear baseline grows x128 (not x256, its own 256..65536)
+    assert "from n=512 to 65536" in message and "the baseline ×12" in message
