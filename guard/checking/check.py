@@ -246,7 +246,7 @@ def _common_range(
         sizes = [p.at[0] for p in c.points] if c is not None else []
         lo, top = min(sizes, default=0.0), max(sizes, default=0.0)
         kept = tuple(p for p in k.points if lo <= p.at[0] <= top)
-        if len(kept) == len(k.points) or len(kept) < _MIN_COMMON:
+        if c is None or len(kept) == len(k.points) or len(kept) < _MIN_COMMON:
             kernels.append(k)
             continue
         if not top < max(p.at[0] for p in k.points):  # cut at the bottom only
