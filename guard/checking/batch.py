@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -53,6 +53,10 @@ class Comparison:
     base_class: int
     cand_class: int
     held_out: HeldOut | None = None  # only for a decisive growth the shown classes agree on
+    # P(grew) over only the sizes both runs measured, where the candidate measured sizes the
+    # baseline lacks (classes fitted over different ranges differ by themselves); then
+    # ``regression`` is the smaller of the two
+    shared: float | None = None
 
     @property
     def grew(self) -> bool:
@@ -194,17 +198,42 @@ def compare_pairs(
     cands = [c for c, _ in pairs]
     bases = [b for _, b in pairs]
     result = compare_runs(ClassView.of(bases, settings), ClassView.of(cands, settings), settings)
+    # where the candidate measured sizes the baseline did not, its growth counts only as far
+    # as the sizes both measured show it too
+    shared = _shared_sizes_pairs(pairs, settings)
     out = [
-        Comparison(float(r), float(i), int(b), int(c))
-        for r, i, b, c in zip(
-            result.regression, result.improvement, result.base_class, result.cand_class
+        Comparison(float(r if p is None else min(r, p)), float(i), int(b), int(c), None, p)
+        for r, i, b, c, p in zip(
+            result.regression, result.improvement, result.base_class, result.cand_class, shared
         )
     ]
     decisive = [k for k, c in enumerate(out) if c.regression >= confidence and c.grew]
     held = _held_out_pairs([pairs[k] for k in decisive], settings)
     for k, h in zip(decisive, held):
-        c = out[k]
-        out[k] = Comparison(c.regression, c.improvement, c.base_class, c.cand_class, h)
+        out[k] = replace(out[k], held_out=h)
+    return out
+
+
+def _shared_sizes_pairs(
+    pairs: Sequence[tuple[LineEvidence, LineEvidence]], settings: EvidenceSettings
+) -> list[float | None]:
+    """P(grew) over only the sizes both runs measured, for pairs whose candidate measured
+    sizes the baseline did not (None for the others, and where fewer than DECIDING_POINTS
+    sizes are shared); noise and drift kept, batched."""
+    groups: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for i, (c, b) in enumerate(pairs):
+        groups[id(c.group), id(b.group)].append(i)
+    out: list[float | None] = [None] * len(pairs)
+    for members in groups.values():
+        cand, base = pairs[members[0]]
+        shared = np.intersect1d(cand.group.x, base.group.x)
+        if len(shared) == len(cand.group.x) or len(shared) < DECIDING_POINTS:
+            continue
+        c_rows = cand.group.rows([pairs[i][0].row for i in members])
+        b_rows = base.group.rows([pairs[i][1].row for i in members])
+        within = compare_runs(_keeping(b_rows, shared), _keeping(c_rows, shared), settings)
+        for j, i in enumerate(members):
+            out[i] = float(within.regression[j])
     return out
 
 
@@ -236,7 +265,12 @@ def _held_out_pairs(
 
 def _without(ev: Evidence, x: float) -> Evidence:
     """The same kernels' evidence without the size x (noise, drift and settings kept)."""
-    keep = ev.x != x
+    return _keeping(ev, ev.x[ev.x != x])
+
+
+def _keeping(ev: Evidence, sizes: np.ndarray) -> Evidence:
+    """The same kernels' evidence at only these of its sizes (noise, drift, settings kept)."""
+    keep = np.isin(ev.x, sizes)
     return class_evidence(
         ev.x[keep],
         ev.y[:, keep],

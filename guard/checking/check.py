@@ -460,7 +460,7 @@ class _Judge:
             why = "; ".join(before.problems) or "no model"
             findings.note(Reason("error", f"the baseline cannot be modelled: {why}"))
         if findings.undecided and not findings.failed:
-            findings.note(Reason("inconclusive", _advice(lines)))
+            findings.note(Reason("inconclusive", _advice(lines, base_lines)))
         return Verdict(
             kernel=kernel.name,
             metric=kernel.metric,
@@ -1051,6 +1051,12 @@ def _pair_message(
         return f"scales better: {now} now, {before} in the baseline ({_percent(p)} confident)"
     lo, hi, grown, grown_before = _growths(cand, base)
     span = f"from {numbers.at(param, lo)} to {numbers.size(hi)}"
+    if result.shared is not None:  # the candidate measured sizes the baseline did not
+        xb = base.group.x
+        span = (
+            f"judged over the sizes both measured (the baseline's {numbers.at(param, min(xb))}"
+            f"..{numbers.size(max(xb))}; {numbers.counted(len(cand.group.x), 'size')} now); " + span
+        )
     if now == before and grown <= grown_before:
         # the evidence's lean against everything a person reads: say which way each points
         return (
@@ -1064,11 +1070,21 @@ def _pair_message(
     )
 
 
-def _advice(lines: list[LineEvidence]) -> str:
+def _advice(
+    lines: list[LineEvidence], pairs: Sequence[tuple[LineEvidence, LineEvidence]] = ()
+) -> str:
     """What would decide an inconclusive verdict."""
     if not lines:
         return "measure at least four sizes per parameter"
     tips = []
+    for cand, base in pairs:
+        lo, hi = cand.line.x[0], cand.line.x[-1]
+        if lo < base.line.x[0] or hi > base.line.x[-1]:
+            at = numbers.at(cand.line.parameter, lo)
+            tips.append(
+                f"measure the baseline at {at}..{numbers.size(hi)} too (it has "
+                f"{numbers.size(base.line.x[0])}..{numbers.size(base.line.x[-1])})"
+            )
     le = max(lines, key=lambda le: float(np.nan_to_num(le.evidence.noise[0], nan=1.0)))
     noise = float(le.evidence.noise[0])
     reps = int(np.median([len(v) for v in le.line.values]))
