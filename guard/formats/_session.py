@@ -3,7 +3,8 @@
 pytest-benchmark and Google Benchmark write every benchmark of a run into one file: a
 suite's unparametrized benchmarks and its tests over other parameters sit beside the
 sized ones.  A measurement set has one set of parameters, so the importers keep one set and
-leave the rest out with a note each, instead of refusing the file.  The set kept is the
+leave the rest out with a note each, instead of refusing the file (a benchmark over those
+parameters and more is kept, the extra ones naming its kernel).  The set kept is the
 one with the fewest parameters (then the most tests, then the most benchmarks, then the
 first seen): a pull request that adds a grid test over (n, k) to a suite of tests over n
 must not switch the file to (n, k), or its check could no longer meet the baseline's.
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from ..numbers import counted
 
-__all__ = ["Sized", "choose_parameters", "left_out_notes", "nonpositive_note"]
+__all__ = ["Sized", "choose_parameters", "left_out_notes", "named_by_notes", "nonpositive_note"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,28 @@ def left_out_notes(
             f"{', '.join(group[0].parameters)} ({_tests(tests)}): a file's kernels share one "
             f"set of parameters, here {', '.join(parameters)}; to model them, give them a "
             f"file of their own ({how_to_select.format(test=tests[0])})"
+        )
+    return notes
+
+
+def named_by_notes(
+    path: str,
+    parameters: Sequence[str],
+    groups: Sequence[Sequence[Sized]],
+    how_to_select: str,
+) -> list[str]:
+    """A note per group measured over the file's parameters and more: the extra ones name
+    its kernels (``test_grid[k=8]``), each modelled over the file's parameters."""
+    notes = []
+    for group in groups:
+        tests = [s.test for s in group]
+        extra = [p for p in group[0].parameters if p not in parameters]
+        notes.append(
+            f"{path}: {_tests(tests)} measured over {', '.join(group[0].parameters)}: "
+            f"modelled over {', '.join(parameters)} (the file's parameters) with "
+            f"{', '.join(extra)} in the kernel names; for one model over "
+            f"{', '.join(group[0].parameters)}, give them a file of their own "
+            f"({how_to_select.format(test=tests[0])})"
         )
     return notes
 

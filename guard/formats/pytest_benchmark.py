@@ -9,7 +9,9 @@ measurement parameters. A file's kernels share one set of parameters (the one
 ``_session`` keeps: the fewest parameters, then the most tests), named in the order of the
 first benchmark that has it. pytest-benchmark writes the whole session into one file, so a suite's
 unparametrized benchmarks, and tests parametrized over other names, are left out with a
-note (``MeasurementSet.notes``) rather than refusing the file; a file where nothing has a
+note (``MeasurementSet.notes``) rather than refusing the file; a test over those parameters
+and more (a grid over n and k in a suite over n) is read with the extra numbers in its
+kernel's name, ``test_grid[k=8]``, with a note; a file where nothing has a
 numeric parameter is an error. A benchmark that has the parameters but a non-numeric value
 of one is an error too (``n="big"`` beside ``n=256`` is a typo more often than a design).
 The kernel is the test ``name`` without its ``[...]`` id, followed by the non-numeric
@@ -39,7 +41,7 @@ from ..measurements import MeasurementSet, RunInfo
 from . import Importer, register
 from ._common import DEFAULT_METRIC, SNIFF_BYTES, KernelTable, top_level_keys
 from ._json_lines import JsonFile
-from ._session import Sized, choose_parameters, left_out_notes, nonpositive_note
+from ._session import Sized, choose_parameters, left_out_notes, named_by_notes, nonpositive_note
 
 __all__: list[str] = []
 
@@ -95,9 +97,11 @@ class _Reader:
             raise self._unsized_error(*found[0][:3])
         parameters, others = choose_parameters(sized)
         self.parameters = list(parameters)
-        # every parameter there, one of them not a number: read, so the error names the value
-        keep = [i for i, _, params, num in found if set(num) <= set(parameters) <= set(params)]
+        # every parameter there, one of them not a number: read, so the error names the value;
+        # numbers beyond the file's parameters name the kernel, as text does (test_grid[k=8])
+        keep = [i for i, _, params, _ in found if set(parameters) <= set(params)]
         unsized = [_test(name) for i, name, _, num in found if not num and i not in keep]
+        named = [[s for s in group if s.index in keep] for group in others]
         others = [[s for s in group if s.index not in keep] for group in others]
         notes = left_out_notes(
             self.doc.path,
@@ -105,6 +109,12 @@ class _Reader:
             unsized,
             [group for group in others if group],
             'parametrize them, e.g. @pytest.mark.parametrize("n", [256, 1024, 4096])',
+            "pytest -k {test} --benchmark-json=FILE",
+        )
+        notes += named_by_notes(
+            self.doc.path,
+            parameters,
+            [group for group in named if group],
             "pytest -k {test} --benchmark-json=FILE",
         )
         # a size of 0 (an empty input) is a real benchmark no class can model: left out

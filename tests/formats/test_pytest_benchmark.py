@@ -112,7 +112,8 @@ def test_pytest_several_numeric_and_text_params() -> None:
 
 def test_a_session_file_keeps_the_parameters_of_most_tests_and_notes_the_rest() -> None:
     # pytest-benchmark writes a whole session into one file: unparametrized benchmarks and
-    # tests over other parameters are left out, each group with a note, not the file refused
+    # tests over other parameters are left out, each group with a note, not the file
+    # refused; a grid over the file's parameters and more is modelled, k naming its kernels
     mset = parse_pytest(
         pb_row("test_grid[64-8]", {"n": 64, "k": 8}),
         pb_row("test_grid[64-16]", {"n": 64, "k": 16}),
@@ -124,14 +125,20 @@ def test_a_session_file_keeps_the_parameters_of_most_tests_and_notes_the_rest() 
         pb_row("test_sort[list]", {"kind": "list"}),
     )
     assert mset.parameters == ("n",)  # the fewest parameters
-    assert [k.name for k in mset.kernels] == ["test_sort", "test_sum"]
+    assert [k.name for k in mset.kernels] == [
+        "test_grid[k=8]",
+        "test_grid[k=16]",
+        "test_sort",
+        "test_sum",
+    ]
     assert points(mset, "test_sort") == [(256.0,), (512.0,)]
+    assert points(mset, "test_grid[k=8]") == [(64.0,), (128.0,)]
     assert mset.notes == (
         "b.json: left out 2 benchmarks without a numeric parameter to use as the size "
         '(test_startup, test_sort); parametrize them, e.g. @pytest.mark.parametrize("n", '
         "[256, 1024, 4096]), to model them",
-        "b.json: left out 3 benchmarks measured over n, k (test_grid): a file's kernels share "
-        "one set of parameters, here n; to model them, give them a file of their own "
+        "b.json: test_grid measured over n, k: modelled over n (the file's parameters) with k "
+        "in the kernel names; for one model over n, k, give them a file of their own "
         "(pytest -k test_grid --benchmark-json=FILE)",
     )
 
@@ -155,10 +162,12 @@ def test_adding_grid_tests_does_not_switch_the_files_parameters() -> None:
         *(pb_row(f"test_grid{i}[64-8]", {"n": 64, "k": 8}) for i in range(3)),
     )
     assert mset.parameters == ("n",)
-    assert [k.name for k in mset.kernels] == ["test_sort"]
+    assert [k.name for k in mset.kernels] == [
+        "test_sort",
+        *(f"test_grid{i}[k=8]" for i in range(3)),
+    ]
     assert (
-        "left out 3 benchmarks measured over n, k (test_grid0, test_grid1, test_grid2)"
-        in (mset.notes[0])
+        "test_grid0, test_grid1, test_grid2 measured over n, k: modelled over n" in (mset.notes[0])
     )
 
 

@@ -120,16 +120,17 @@ def test_live_session_file_checks_what_it_can_and_says_what_it_left_out(tmp_path
 
     model = perfguard("model", out, "--json", cwd=tmp_path)
     assert model.returncode == 0, model.stderr
-    assert [m["kernel"] for m in json.loads(model.stdout)["models"]] == ["test_sum"]
+    grid = [f"test_grid[k={k}]" for k in (1, 2, 4)]
+    assert [m["kernel"] for m in json.loads(model.stdout)["models"]] == ["test_sum", *grid]
     assert "left out 1 benchmark without a numeric parameter" in model.stderr
-    assert "left out 6 benchmarks measured over n, k (test_grid)" in model.stderr
+    assert "test_grid measured over n, k: modelled over n" in model.stderr
 
     check = perfguard("check", out, "--expect", "*=<= n log n", "--json", cwd=tmp_path)
     assert "Traceback" not in check.stderr
     verdicts = json.loads(check.stdout)
     assert check.returncode == (1 if verdicts["status"] == "fail" else 0), check.stderr
-    assert [k["kernel"] for k in verdicts["kernels"]] == ["test_sum"]
+    assert sorted(k["kernel"] for k in verdicts["kernels"]) == [*grid, "test_sum"]
     assert [n.split(": ", 1)[1][:40] for n in verdicts["notes"]] == [
         "left out 1 benchmark without a numeric p",
-        "left out 6 benchmarks measured over n, k",
+        "test_grid measured over n, k: modelled o",
     ]
