@@ -1019,7 +1019,7 @@ def _growths(cand: LineEvidence, base: LineEvidence) -> tuple[float, float, floa
     size both measured over its value at the smallest, so that the two factors a sentence
     sets side by side span the same sizes (each line's own ends if they share fewer than 2)."""
     xc, xb = np.asarray(cand.group.x), np.asarray(base.group.x)
-    common = np.intersect1d(xc, xb)
+    common = np.sort(xc) if np.array_equal(xc, xb) else np.intersect1d(xc, xb)  # equal: usual
     if len(common) < 2:
         return (
             float(xc.min()),
