@@ -118,6 +118,44 @@ def test_regression_reports_agree_with_their_tables(c: dict) -> None:
         assert v.verdict != "pass", v.reasons
 
 
+RANGES = {  # (candidate's, baseline's) sizes: a pull request that moved them, a run cut short
+    "cand from 2000": (slice(1, 6), slice(0, 6)),
+    "base from 2000": (slice(0, 6), slice(1, 6)),
+    "base to 16000": (slice(0, 6), slice(0, 5)),
+    "cand to 16000": (slice(0, 5), slice(0, 6)),
+}
+
+
+def restricted(mset: MeasurementSet, sizes: slice) -> MeasurementSet:
+    (k,) = mset.kernels
+    return MeasurementSet(mset.parameters, (Kernel(k.name, k.metric, k.points[sizes]),))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case, st.sampled_from(sorted(RANGES)))
+def test_regression_reports_agree_with_their_tables_over_different_sizes(
+    c: dict, ranges: str
+) -> None:
+    # the baseline cut to the candidate's sizes, a growth judged over the shared sizes: the
+    # classes the reasons name are still the tables'; a fail still has a class that grew
+    base, cand = build(c)
+    mine, theirs = RANGES[ranges]
+    (v,) = check(restricted(cand, mine), restricted(base, theirs), CheckOptions()).verdicts
+    assert v.baseline_model is not None
+    before = v.baseline_model.complexity()[2:-1]
+    for r in v.reasons:
+        if r.kind in ("regression", "improvement") and " now, " in r.message:
+            now = named(r.message, r"^(?:scales better: )?(.+?) now, ")
+            then = named(r.message, r" now, (.+?) in the baseline")
+            assert same_class(now, shown(v)), (r.message, shown(v))
+            assert same_class(then, before), (r.message, before)
+    grew = parse_class(before, ["n"]).lt(parse_class(shown(v), ["n"]))
+    if v.regression:
+        assert v.verdict == "fail" and grew
+    if grew:
+        assert v.verdict != "pass", v.reasons
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case)
 def test_bound_reports_agree_with_their_tables(c: dict) -> None:
