@@ -53,9 +53,9 @@ class Comparison:
     base_class: int
     cand_class: int
     held_out: HeldOut | None = None  # only for a decisive growth the shown classes agree on
-    # P(grew) over only the sizes both runs measured, where the candidate measured sizes the
-    # baseline lacks (classes fitted over different ranges differ by themselves); then
-    # ``regression`` is the smaller of the two
+    # where the candidate measured sizes the baseline lacks (classes fitted over different
+    # ranges differ by themselves) and P(grew) over only the sizes both measured is smaller
+    # than over all: that P, which ``regression`` then is
     shared: float | None = None
 
     @property
@@ -202,7 +202,9 @@ def compare_pairs(
     # as the sizes both measured show it too
     shared = _shared_sizes_pairs(pairs, settings)
     out = [
-        Comparison(float(r if p is None else min(r, p)), float(i), int(b), int(c), None, p)
+        Comparison(float(r), float(i), int(b), int(c), None)
+        if p is None or p >= r
+        else Comparison(p, float(i), int(b), int(c), None, p)
         for r, i, b, c, p in zip(
             result.regression, result.improvement, result.base_class, result.cand_class, shared
         )

@@ -1051,7 +1051,7 @@ def _pair_message(
         return f"scales better: {now} now, {before} in the baseline ({_percent(p)} confident)"
     lo, hi, grown, grown_before = _growths(cand, base)
     span = f"from {numbers.at(param, lo)} to {numbers.size(hi)}"
-    if result.shared is not None:  # the candidate measured sizes the baseline did not
+    if result.shared is not None:  # the sizes both runs measured decided the odds
         xb = base.group.x
         span = (
             f"judged over the sizes both measured (the baseline's {numbers.at(param, min(xb))}"
