@@ -84,7 +84,8 @@ class ProjectKind:
         """One line for the terminal: the kind and the evidence for it."""
         if self.kind == "plain":
             return "a project without pytest-benchmark or asv benchmarks"
-        return f"a {self.kind} project ({'; '.join(self.evidence)})"
+        article = "an" if self.kind == "asv" else "a"
+        return f"{article} {self.kind} project ({'; '.join(self.evidence)})"
 
 
 @dataclass(frozen=True)

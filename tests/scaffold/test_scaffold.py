@@ -273,6 +273,7 @@ def test_literal_sizes(tmp_path: Path, expression: str, values: tuple[object, ..
 def test_asv_project_with_commented_config(tmp_path: Path) -> None:
     project = detect_project(make(tmp_path, ASV_PROJECT))
     assert project.kind == "asv"
+    assert project.describe().startswith("an asv project (")
     assert project.benchmark_dir == "perf"
     by_name = {b.name: b for b in project.benchmarks}
     assert set(by_name) == {
