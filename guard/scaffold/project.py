@@ -117,6 +117,6 @@ def few_sizes_notes(found: Sequence[FoundBenchmark]) -> list[str]:
     if not few:
         return []
     return [
-        f"fewer than {MIN_POINTS} sizes, too few for a model (add more, and wider: a factor "
-        f"of 64 or more): {listed(few)}"
+        f"fewer than {MIN_POINTS} sizes: modelled, but too few to fail a build on (add more, "
+        f"and wider: a factor of 64 or more): {listed(few)}"
     ]
