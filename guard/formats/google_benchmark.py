@@ -11,10 +11,11 @@ Sizes come from the range arguments in the run name (``run_name``, else ``name``
 (``BM_X/rows:64/cols:8``) keep their names. A file's kernels share one set of parameters
 (the one ``_session`` keeps: the fewest, then the most families); a binary's benchmarks without
 arguments, and families over other arguments, are left out with a note each (see
-``_session``); a file where no benchmark has an argument is an error. The setting segments
-``repeats:``, ``min_time:``, ``min_warmup_time:``, ``iterations:``, ``real_time``,
-``process_time`` and ``manual_time`` are dropped, while ``threads:N`` stays in the kernel
-name so runs on different thread counts stay apart.
+``_session``), while a family over those arguments and more is read with the others in its
+kernels' names (``BM_Mat/m:8``), with a note; a file where no benchmark has an argument is
+an error. The setting segments ``repeats:``, ``min_time:``, ``min_warmup_time:``,
+``iterations:``, ``real_time``, ``process_time`` and ``manual_time`` are dropped, while
+``threads:N`` stays in the kernel name so runs on different thread counts stay apart.
 
 Each family gives two kernels: metric ``time`` from ``real_time`` and metric ``cpu`` from
 ``cpu_time``, converted from ``time_unit`` to seconds (unit ``s``). Iteration rows are
@@ -42,7 +43,7 @@ from . import Importer, register
 from ._common import SNIFF_BYTES, KernelTable, top_level_keys
 from ._google_complexity import ComplexityRows, complexity_kind
 from ._json_lines import JsonFile, shown
-from ._session import Sized, choose_parameters, left_out_notes, nonpositive_note
+from ._session import Sized, choose_parameters, left_out_notes, named_by_notes, nonpositive_note
 
 __all__: list[str] = []
 
@@ -210,20 +211,42 @@ class _Reader:
             )
         parameters, others = choose_parameters(sized)
         self.parameters = list(parameters)
-        keep = {s.index for s in sized if set(s.parameters) == set(parameters)}
+        # a family over these arguments and more: the others name its kernels (BM_Mat/m:8)
+        keep = {s.index for s in sized if set(parameters) <= set(s.parameters)}
+        named = [[s for s in group if s.index in keep] for group in others]
+        others = [[s for s in group if s.index not in keep] for group in others]
         # BM_X/0 (->Range(0, n), an empty input) is a real run no class can model: left out
-        at_zero = [r for r in runs if r.index in keep and any(_nonpositive(v) for _, v in r.args)]
+        at_zero = [
+            r
+            for r in runs
+            if r.index in keep and any(_nonpositive(v) for p, v in r.args if p in parameters)
+        ]
         keep -= {r.index for r in at_zero}
         notes = left_out_notes(
             self.doc.path,
             parameters,
             [r.kernel for r in runs if not r.args],
-            others,
+            [group for group in others if group],
             _HOW_TO_SIZE.replace("register it", "register them"),
+            "--benchmark_filter={test}",
+        )
+        notes += named_by_notes(
+            self.doc.path,
+            parameters,
+            [group for group in named if group],
             "--benchmark_filter={test}",
         )
         at = [(r.kernel, ", ".join(f"{p}={v}" for p, v in r.args)) for r in at_zero]
         return keep, notes + nonpositive_note(self.doc.path, at)
+
+    def kernel(self, run: _Run) -> str:
+        """The family's kernel, with the arguments beyond the file's parameters in its name
+        before any ``/threads:N`` (``BM_Mat/m:8``)."""
+        extra = "".join(f"/{p}:{v}" for p, v in run.args if p not in self.parameters)
+        if not extra:
+            return run.kernel
+        base, threads, count = run.kernel.rpartition("/threads:")
+        return f"{base}{extra}/threads:{count}" if threads else run.kernel + extra
 
     def add(self, run: _Run) -> None:
         at: list[str | int] = ["benchmarks", run.index]
@@ -232,7 +255,7 @@ class _Reader:
         scale = self.scale(run.index, run.row)
         for field, metric in (("real_time", "time"), ("cpu_time", "cpu")):
             value = self.doc.number(self.doc.member(run.row, at, field), [*at, field])
-            self.table.add((run.kernel, metric), point, [value / scale])
+            self.table.add((self.kernel(run), metric), point, [value / scale])
 
     def scale(self, i: int, row: dict[str, Any]) -> float:
         unit = row.get("time_unit", "ns")
