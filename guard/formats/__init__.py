@@ -40,6 +40,9 @@ def detect(text: str, path: str) -> str:
     for importer in _REGISTRY.values():
         if importer.sniff(text):
             return importer.name
+    if not text.strip():
+        # a tool that failed before writing (a bad flag, a crash) leaves an empty file
+        raise FormatError("the file is empty: did the tool that writes it fail?", path)
     raise FormatError(
         f"cannot tell the format of this file; pass --format ({', '.join(names())})", path
     )

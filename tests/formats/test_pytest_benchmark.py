@@ -340,3 +340,11 @@ def test_the_recorded_cache_sizes_reach_checks_memory_rule() -> None:
     assert any(
         "cache levels of the measuring machine" in r.message for r in verdicts["caches"].reasons
     )
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n"])
+def test_an_empty_file_says_so_not_that_its_format_is_unknown(text: str) -> None:
+    # `--benchmark_min_time=0.01s` on an older Google Benchmark exits before writing: the
+    # redirected file is empty, and "cannot tell the format" sends the user to --format
+    with pytest.raises(FormatError, match="the file is empty: did the tool that writes it fail"):
+        formats.detect(text, "out.json")
