@@ -15,9 +15,7 @@ bound's order in that parameter.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import fnmatch
-import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,8 +30,8 @@ from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet
 from ..modeling import KernelAnalysis, analyze
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence
-from ..modeling.evidence import SPACE, Evidence, EvidenceSettings
-from ..modeling.growth import misfit, misfit_model
+from ..modeling.evidence import EvidenceSettings
+from ..modeling.growth import misfit_model
 from ..modeling.pmnf import Model
 from .batch import (
     BoundNumbers,
@@ -43,18 +41,26 @@ from .batch import (
     bound_probabilities,
     compare_pairs,
 )
-from .bound_test import DRAWS
-from .classes import GrowthClass, Order
+from .classes import GrowthClass
 from .evidence import CLASSES
 from .expectation import Expectation, ExpectationError, parse_class, parse_expectation
 from .memory import TIMED_METRICS, MemoryExcess, memory_excess, relative_excess
 from .ranking import rank_kernels
+from .sentences import (
+    advice,
+    bound_message,
+    class_text,
+    misfit_message,
+    pair_message,
+    percent,
+    shown_class,
+    test_message,
+    unit_text,
+    unjudged_notes,
+)
 from .verdicts import CheckReport, Reason, Verdict, VerdictName
 
 __all__ = ["CheckOptions", "ExpectationRule", "check", "parse_rules"]
-
-QUIET_NOISE = 0.03  # per-repetition noise at which six doubling sizes separate close classes
-MAX_ADVISED_REPETITIONS = 50
 
 
 @dataclass(frozen=True)
@@ -119,40 +125,6 @@ def parse_rules(
     return parsed, ceiling
 
 
-def _unjudged_note(
-    verdicts: Sequence[Verdict], rules: Sequence[ExpectationRule], ceiling: Expectation | None
-) -> tuple[str, ...]:
-    """A note naming the kernels nothing judged (no bound, no baseline), so that a mistyped
-    rule or a forgotten ``--baseline`` does not read as a pass; rules that match no kernel
-    are named with the kernel they most likely meant."""
-    if ceiling is not None:
-        return ()
-    alone = [
-        v.kernel
-        for v in verdicts
-        if v.expectation is None and v.baseline_model is None and v.verdict != "error"
-    ]
-    if not alone:
-        return ()
-    names = list(dict.fromkeys(alone))
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    notes = [
-        f"{numbers.counted(len(names), 'kernel')} had no expectation and no baseline, so "
-        f"nothing judged {'it' if len(names) == 1 else 'them'} (modelled only): {shown}; "
-        "declare bounds under expect: in perfguard.yml (or --expect 'GLOB=<= n log n'), "
-        "or pass --baseline"
-    ]
-    everyone = list(dict.fromkeys(v.kernel for v in verdicts))
-    unmatched = [r for r in rules if not any(fnmatch.fnmatchcase(k, r.pattern) for k in everyone)]
-    for rule in unmatched[:5]:
-        near = difflib.get_close_matches(rule.pattern, names, n=1, cutoff=0.5)
-        hint = f"; did you mean {near[0]!r}?" if near else ""
-        notes.append(f"{rule.source}: {rule.pattern!r} matches no kernel here{hint}")
-    if len(unmatched) > 5:
-        notes.append(f"{numbers.counted(len(unmatched) - 5, 'more rule')} match no kernel here")
-    return tuple(notes)
-
-
 def _first_match(rules: Sequence[ExpectationRule], name: str) -> int | None:
     return next((i for i, r in enumerate(rules) if fnmatch.fnmatchcase(name, r.pattern)), None)
 
@@ -206,7 +178,7 @@ def check(
         for k in (baseline.kernels if baseline is not None else ())
         if k.key not in now
     )
-    notes += _unjudged_note(verdicts, [rule for rule, _ in rules], ceiling)
+    notes += unjudged_notes(verdicts, [rule for rule, _ in rules], ceiling)
     not_run = tuple(dict.fromkeys(e.benchmark for e in current.run.errors))
     return CheckReport(
         tuple(ranked), opts.strict, opts.confidence, dict(opts.target), notes, not_run
@@ -460,7 +432,7 @@ class _Judge:
             why = "; ".join(before.problems) or "no model"
             findings.note(Reason("error", f"the baseline cannot be modelled: {why}"))
         if findings.undecided and not findings.failed:
-            findings.note(Reason("inconclusive", _advice(lines, base_lines)))
+            findings.note(Reason("inconclusive", advice(lines, base_lines)))
         return Verdict(
             kernel=kernel.name,
             metric=kernel.metric,
@@ -481,7 +453,7 @@ class _Judge:
         would read the class the misfit reason says means nothing."""
         judged = bool(self.bounds_for(name)) or compared
         if judged and not findings.failed and len(self.parameters) == 1:
-            gap = _misfit_message(model)
+            gap = misfit_message(model)
             if gap is not None:
                 findings.reasons = [r for r in findings.reasons if r.kind not in _CLASS_KINDS]
                 findings.undecide(Reason("misfit", gap))
@@ -550,11 +522,11 @@ class _Judge:
         inconclusive; None when no line with its class outside is either."""
         hinge: tuple[_Scored, HeldOut] | None = None
         for item in scored:
-            if item.admitted[_shown(item.line)]:
+            if item.admitted[shown_class(item.line)]:
                 continue  # decisive mass outside, yet the class a person reads is inside
             if item.numbers.fails(self.opts.confidence, self.opts.settings):
-                message = _bound_message(item.line, item.admitted, expectation, item.p, kind)
-                message += _test_message(item.numbers.tested)
+                message = bound_message(item.line, item.admitted, expectation, item.p, kind)
+                message += test_message(item.numbers.tested)
                 bend = self._excused(key, item.admitted, expectation, item.line)
                 if bend is not None:
                     findings.undecide(Reason(kind, f"{message}; {bend}"))
@@ -568,8 +540,8 @@ class _Judge:
         item, held = hinge
         size = numbers.at(item.line.line.parameter, held.size)
         message = (
-            f"{_bound_message(item.line, item.admitted, expectation, item.p, kind)}; but it "
-            f"hinges on {size}: without it {_percent(held.probability)} (not enough to fail; "
+            f"{bound_message(item.line, item.admitted, expectation, item.p, kind)}; but it "
+            f"hinges on {size}: without it {percent(held.probability)} (not enough to fail; "
             f"re-measure {size})"
         )
         findings.undecide(Reason(kind, message))
@@ -581,15 +553,15 @@ class _Judge:
         """No line fails the bound outright: pass, or inconclusive when a class reads above
         it or the probability is decisive while the class a person reads is inside."""
         first = scored[0]
-        shown_outside = [s for s in scored if not s.admitted[_shown(s.line)]]
+        shown_outside = [s for s in scored if not s.admitted[shown_class(s.line)]]
         if first.p >= self.opts.confidence or (first.p < self.opts.suggestive and shown_outside):
             # A class that reads above the bound never passes quietly, and a decisive
             # probability whose likeliest class is inside never fails.
             item = (shown_outside or scored)[0]
-            message = _bound_message(item.line, item.admitted, expectation, item.p, kind)
+            message = bound_message(item.line, item.admitted, expectation, item.p, kind)
             findings.undecide(Reason(kind, f"{message} (not enough to fail)"))
             return item.p
-        message = _bound_message(first.line, first.admitted, expectation, first.p, kind)
+        message = bound_message(first.line, first.admitted, expectation, first.p, kind)
         findings.add(kind, first.p, message)
         return first.p
 
@@ -622,7 +594,7 @@ class _Judge:
         top = numbers.at(le.parameter, float(np.max(u.group.x)))
         return (
             f"but {where}, and from {hi} to {top} it grows as "
-            f"{_class_text(le.parameter, _shown(u))} ({_percent(p)} sure it exceeds the "
+            f"{class_text(le.parameter, shown_class(u))} ({percent(p)} sure it exceeds the "
             f"bound): {advice}"
         )
 
@@ -653,7 +625,7 @@ class _Judge:
         if key[1] not in TIMED_METRICS or not self.caches:
             return None
         order = expectation.bound.order(le.parameter)
-        unit = "call" if not any(order) else _unit_text(le.parameter, order)
+        unit = "call" if not any(order) else unit_text(le.parameter, order)
         ev, row = le.group, le.row
         fixed = float(ev.coef[row, ev.best[row], 0])  # the shown model's constant
         return memory_excess(le.parameter, le.line.x, _medians(le), order, unit, self.caches, fixed)
@@ -689,7 +661,7 @@ class _Judge:
         imps = [r.improvement for r in results]
         i = int(np.argmax(regs))
         p = regs[i]
-        message = _pair_message(pairs[i], results[i], p, "regression")
+        message = pair_message(pairs[i], results[i], p, "regression")
         if p >= self.opts.confidence and not _classes_grew(results[i]):
             # Decisive odds but the two runs' own classes read the same: say so, do not fail.
             findings.undecide(Reason("regression", f"{message} (not enough to fail)"))
@@ -706,7 +678,7 @@ class _Judge:
                 findings.undecide(
                     Reason(
                         "regression",
-                        f"{message}; but it hinges on {size}: without it {_percent(held)} "
+                        f"{message}; but it hinges on {size}: without it {percent(held)} "
                         f"(not enough to fail; re-measure {size})",
                     )
                 )
@@ -719,7 +691,7 @@ class _Judge:
         j = int(np.argmax(imps))
         if imps[j] >= self.opts.confidence:
             findings.note(
-                Reason("improvement", _pair_message(pairs[j], results[j], imps[j], "improvement"))
+                Reason("improvement", pair_message(pairs[j], results[j], imps[j], "improvement"))
             )
         return p, imps[j]
 
@@ -739,7 +711,7 @@ class _Judge:
         if base.probability >= sure and not now.probability >= sure:
             p = base.probability * (1 - now.probability)
             message = f"the baseline {base.describe()}; the candidate grows as a class does"
-            findings.note(Reason("improvement", f"{message} ({_percent(p)} sure)"))
+            findings.note(Reason("improvement", f"{message} ({percent(p)} sure)"))
             return 0.0, p
         if now.probability >= sure:
             findings.note(Reason("regression", f"{now.describe()}, as the baseline did"))
@@ -853,7 +825,7 @@ class _Fast:
         lo, hi = (numbers.at(self.parameter, x) for x in self.step)
         return (
             f"grows faster than any class at its top sizes: {numbers.factor(self.factor)} from "
-            f"{lo} to {hi} (exponential-like, {_percent(self.probability)} sure)"
+            f"{lo} to {hi} (exponential-like, {percent(self.probability)} sure)"
         )
 
 
@@ -919,195 +891,3 @@ class _Findings:
         if self.failed:
             return "fail"
         return "inconclusive" if self.undecided else "pass"
-
-
-# ---------------------------------------------------------------------- sentences
-
-
-def _misfit_message(model: Model) -> str | None:
-    """Why a model no class fits cannot pass its bound or baseline quietly (growth.misfit):
-    the class it shows was the least bad of bad fits."""
-    if not misfit(model.smape, model.extras):
-        return None
-    segments = model.extra("segments") or []
-    where = (
-        f"; {segments[-1]['sentence']}: judge the sizes beyond the change (measure more "
-        "there), or model each side separately"
-        if segments
-        else "; look at the values for a step or a peak inside the range"
-    )
-    return (
-        f"no class fits the measured values: the model misses them by "
-        f"{model.smape:.0f}% (SMAPE), so its class, {model.complexity()}, says nothing about "
-        f"the bound or the baseline{where}"
-    )
-
-
-def _percent(p: float) -> str:
-    return ">99.9%" if p > 0.999 else f"{math.floor(p * 1000) / 10:.1f}%"
-
-
-@functools.lru_cache(maxsize=1024)
-def _class_text(parameter: str, h: int) -> str:
-    return GrowthClass.from_orders({parameter: CLASSES[h]}).text()
-
-
-def _unit_text(parameter: str, order: Order) -> str:
-    return GrowthClass.from_orders({parameter: order}).text()
-
-
-def _shown(ev: Evidence | LineEvidence) -> int:
-    """The class a person reads: the evidence's likeliest (the model's own)."""
-    if isinstance(ev, LineEvidence):
-        return int(ev.group.shown_class[ev.row])
-    return int(ev.shown_class[0])
-
-
-def _bound_message(
-    le: LineEvidence, admitted: np.ndarray, expectation: Expectation, p: float, kind: str
-) -> str:
-    param, ev = le.line.parameter, le.evidence
-    shown = _shown(ev)
-    what = "expected" if kind == "expectation" else "allowed by max_class"
-    if admitted[shown]:  # the class shown is inside: say why a violation is still likely
-        text = (
-            f"{_class_text(param, shown)} measured, within {expectation.describe()} {what}, "
-            f"yet {_percent(p)} likely above it: the measurements do not rule out a faster "
-            "class"
-        )
-    else:
-        text = (
-            f"{_class_text(param, shown)} measured, {expectation.describe()} {what}; "
-            f"{_percent(p)} confident"
-        )
-    # the bound's own class (the highest it admits), fitted as well as it can be
-    top = int(np.flatnonzero(admitted)[-1]) if admitted.any() else 0
-    allowed = np.where((SPACE.lead == top) & np.isfinite(ev.rss[0]), ev.rss[0], np.inf)
-    best = int(np.argmin(allowed))
-    if np.isfinite(allowed[best]):
-        ratio = ev.y[0] / ev.fitted(0, best)
-        i = int(np.argmax(ratio))
-        if ratio[i] > 1.0:
-            closest = _class_text(param, int(SPACE.lead[best]))
-            text += (
-                f"; see {numbers.at(param, ev.x[i])}: {numbers.factor(ratio[i])} "
-                f"{_best_curve(closest)}"
-            )
-    return text
-
-
-def _test_message(tested: float) -> str:
-    """What the bound test adds to a violation's sentence (nothing where it did not run)."""
-    if not tested < 1:
-        return ""
-    closer = round((1 - tested) * (DRAWS + 1))
-    return (
-        f"; redrawn {DRAWS} times with this kernel's noise, the bound's best fit misses by "
-        f"less than the measured values {closer} times (p = {tested:.3g})"
-    )
-
-
-def _best_curve(closest: str) -> str:
-    """What the measurement is compared with: the bound's own class, fitted at its best."""
-    if closest == "1":
-        return "above the best constant (the bound allows no growth)"
-    return f"above the best fit of class {closest} (the bound's own)"
-
-
-def _growths(cand: LineEvidence, base: LineEvidence) -> tuple[float, float, float, float]:
-    """(lo, hi, candidate's growth, baseline's growth): each line's value at the largest
-    size both measured over its value at the smallest, so that the two factors a sentence
-    sets side by side span the same sizes (each line's own ends if they share fewer than 2)."""
-    xc, xb = np.asarray(cand.group.x), np.asarray(base.group.x)
-    common = np.sort(xc) if np.array_equal(xc, xb) else np.intersect1d(xc, xb)  # equal: usual
-    if len(common) < 2:
-        return (
-            float(xc.min()),
-            float(xc.max()),
-            _rise(cand, xc.min(), xc.max()),
-            _rise(base, xb.min(), xb.max()),
-        )
-    lo, hi = float(common[0]), float(common[-1])
-    return lo, hi, _rise(cand, lo, hi), _rise(base, lo, hi)
-
-
-def _rise(le: LineEvidence, lo: float, hi: float) -> float:
-    """The line's value at ``hi`` over its value at ``lo`` (both among its sizes)."""
-    x, y = np.asarray(le.group.x), le.group.y[le.row]
-    return float(y[x == hi][0] / y[x == lo][0])
-
-
-def _pair_message(
-    pair: tuple[LineEvidence, LineEvidence],
-    result: Comparison,
-    p: float,
-    kind: str,
-) -> str:
-    cand, base = pair
-    param = cand.line.parameter
-    now = _class_text(param, result.cand_class)
-    before = _class_text(param, result.base_class)
-    if kind == "improvement":
-        return f"scales better: {now} now, {before} in the baseline ({_percent(p)} confident)"
-    lo, hi, grown, grown_before = _growths(cand, base)
-    span = f"from {numbers.at(param, lo)} to {numbers.size(hi)}"
-    if result.shared is not None:  # the sizes both runs measured decided the odds
-        xb = base.group.x
-        span = (
-            f"judged over the sizes both measured (the baseline's {numbers.at(param, min(xb))}"
-            f"..{numbers.size(max(xb))}; {numbers.counted(len(cand.group.x), 'size')} now); " + span
-        )
-    if now == before and grown <= grown_before:
-        # the evidence's lean against everything a person reads: say which way each points
-        return (
-            f"{now} now, {before} in the baseline: the same class, and {span} it grew "
-            f"{numbers.factor(grown)}, less than the baseline's {numbers.factor(grown_before)}; "
-            f"only the class posteriors lean {_percent(p)} to faster growth"
-        )
-    return (
-        f"{now} now, {before} in the baseline; {_percent(p)} confident that it grows faster; "
-        f"{span} it grows {numbers.factor(grown)}, the baseline {numbers.factor(grown_before)}"
-    )
-
-
-def _advice(
-    lines: list[LineEvidence], pairs: Sequence[tuple[LineEvidence, LineEvidence]] = ()
-) -> str:
-    """What would decide an inconclusive verdict."""
-    if not lines:
-        return "measure at least four sizes per parameter"
-    tips = []
-    for cand, base in pairs:
-        lo, hi = cand.line.x[0], cand.line.x[-1]
-        if lo < base.line.x[0] or hi > base.line.x[-1]:
-            at = numbers.at(cand.line.parameter, lo)
-            tips.append(
-                f"measure the baseline at {at}..{numbers.size(hi)} too (it has "
-                f"{numbers.size(base.line.x[0])}..{numbers.size(base.line.x[-1])})"
-            )
-    le = max(lines, key=lambda le: float(np.nan_to_num(le.evidence.noise[0], nan=1.0)))
-    noise = float(le.evidence.noise[0])
-    reps = int(np.median([len(v) for v in le.line.values]))
-    if not math.isfinite(noise):
-        tips.append("repeat each size at least 5 times (there are no repetitions)")
-    elif noise > QUIET_NOISE:
-        more = min(MAX_ADVISED_REPETITIONS, math.ceil(reps * (noise / QUIET_NOISE) ** 2))
-        tips.append(
-            f"noise is {noise:.0%} per repetition: raise repetitions from {reps} to "
-            f"{max(more, reps + 1)} or use a quieter metric (instructions)"
-        )
-    for other in lines:
-        if len(other.line.x) < 6:
-            tips.append(f"measure more sizes of {other.line.parameter} (now {len(other.line.x)})")
-    top = max(lines, key=lambda le: le.line.x[-1] / le.line.x[0])
-    if max(float(le.group.beyond.probability[le.row]) for le in lines) >= 0.5:
-        tips.append(
-            "it may grow exponentially at its top sizes, where larger sizes cost more than "
-            "they are worth: repeat the top sizes more often"
-        )
-    else:
-        tips.append(
-            f"extend {top.line.parameter} beyond {numbers.size(top.line.x[-1])} "
-            f"(e.g. to {numbers.size(4 * top.line.x[-1])})"
-        )
-    return "to decide: " + "; ".join(tips)

@@ -1,0 +1,274 @@
+"""The sentences of a check: each reason and note a person reads, from the numbers.
+
+``check.py`` judges (probabilities, held-out sizes, bends, ranges); this module words what
+it found -- a bound's violation and where to look, a growth against the baseline over the
+sizes both runs measured, what would decide an inconclusive verdict, and the kernels
+nothing judged -- so the verdicts and their wording can change apart.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import functools
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import numbers
+from ..modeling.analysis import LineEvidence
+from ..modeling.evidence import SPACE, Evidence
+from ..modeling.growth import misfit
+from ..modeling.pmnf import Model
+from .batch import Comparison
+from .bound_test import DRAWS
+from .classes import GrowthClass, Order
+from .evidence import CLASSES
+from .expectation import Expectation
+from .verdicts import Verdict
+
+if TYPE_CHECKING:
+    from .check import ExpectationRule
+
+__all__ = [
+    "MAX_ADVISED_REPETITIONS",
+    "QUIET_NOISE",
+    "advice",
+    "bound_message",
+    "class_text",
+    "misfit_message",
+    "pair_message",
+    "percent",
+    "shown_class",
+    "test_message",
+    "unit_text",
+    "unjudged_notes",
+]
+
+QUIET_NOISE = 0.03  # per-repetition noise at which six doubling sizes separate close classes
+MAX_ADVISED_REPETITIONS = 50
+
+
+def unjudged_notes(
+    verdicts: Sequence[Verdict], rules: Sequence[ExpectationRule], ceiling: Expectation | None
+) -> tuple[str, ...]:
+    """A note naming the kernels nothing judged (no bound, no baseline), so that a mistyped
+    rule or a forgotten ``--baseline`` does not read as a pass; rules that match no kernel
+    are named with the kernel they most likely meant."""
+    if ceiling is not None:
+        return ()
+    alone = [
+        v.kernel
+        for v in verdicts
+        if v.expectation is None and v.baseline_model is None and v.verdict != "error"
+    ]
+    if not alone:
+        return ()
+    names = list(dict.fromkeys(alone))
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    notes = [
+        f"{numbers.counted(len(names), 'kernel')} had no expectation and no baseline, so "
+        f"nothing judged {'it' if len(names) == 1 else 'them'} (modelled only): {shown}; "
+        "declare bounds under expect: in perfguard.yml (or --expect 'GLOB=<= n log n'), "
+        "or pass --baseline"
+    ]
+    everyone = list(dict.fromkeys(v.kernel for v in verdicts))
+    unmatched = [r for r in rules if not any(fnmatch.fnmatchcase(k, r.pattern) for k in everyone)]
+    for rule in unmatched[:5]:
+        near = difflib.get_close_matches(rule.pattern, names, n=1, cutoff=0.5)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        notes.append(f"{rule.source}: {rule.pattern!r} matches no kernel here{hint}")
+    if len(unmatched) > 5:
+        notes.append(f"{numbers.counted(len(unmatched) - 5, 'more rule')} match no kernel here")
+    return tuple(notes)
+
+
+def misfit_message(model: Model) -> str | None:
+    """Why a model no class fits cannot pass its bound or baseline quietly (growth.misfit):
+    the class it shows was the least bad of bad fits."""
+    if not misfit(model.smape, model.extras):
+        return None
+    segments = model.extra("segments") or []
+    where = (
+        f"; {segments[-1]['sentence']}: judge the sizes beyond the change (measure more "
+        "there), or model each side separately"
+        if segments
+        else "; look at the values for a step or a peak inside the range"
+    )
+    return (
+        f"no class fits the measured values: the model misses them by "
+        f"{model.smape:.0f}% (SMAPE), so its class, {model.complexity()}, says nothing about "
+        f"the bound or the baseline{where}"
+    )
+
+
+def percent(p: float) -> str:
+    return ">99.9%" if p > 0.999 else f"{math.floor(p * 1000) / 10:.1f}%"
+
+
+@functools.lru_cache(maxsize=1024)
+def class_text(parameter: str, h: int) -> str:
+    return GrowthClass.from_orders({parameter: CLASSES[h]}).text()
+
+
+def unit_text(parameter: str, order: Order) -> str:
+    return GrowthClass.from_orders({parameter: order}).text()
+
+
+def shown_class(ev: Evidence | LineEvidence) -> int:
+    """The class a person reads: the evidence's likeliest (the model's own)."""
+    if isinstance(ev, LineEvidence):
+        return int(ev.group.shown_class[ev.row])
+    return int(ev.shown_class[0])
+
+
+def bound_message(
+    le: LineEvidence, admitted: np.ndarray, expectation: Expectation, p: float, kind: str
+) -> str:
+    param, ev = le.line.parameter, le.evidence
+    shown = shown_class(ev)
+    what = "expected" if kind == "expectation" else "allowed by max_class"
+    if admitted[shown]:  # the class shown is inside: say why a violation is still likely
+        text = (
+            f"{class_text(param, shown)} measured, within {expectation.describe()} {what}, "
+            f"yet {percent(p)} likely above it: the measurements do not rule out a faster "
+            "class"
+        )
+    else:
+        text = (
+            f"{class_text(param, shown)} measured, {expectation.describe()} {what}; "
+            f"{percent(p)} confident"
+        )
+    # the bound's own class (the highest it admits), fitted as well as it can be
+    top = int(np.flatnonzero(admitted)[-1]) if admitted.any() else 0
+    allowed = np.where((SPACE.lead == top) & np.isfinite(ev.rss[0]), ev.rss[0], np.inf)
+    best = int(np.argmin(allowed))
+    if np.isfinite(allowed[best]):
+        ratio = ev.y[0] / ev.fitted(0, best)
+        i = int(np.argmax(ratio))
+        if ratio[i] > 1.0:
+            closest = class_text(param, int(SPACE.lead[best]))
+            text += (
+                f"; see {numbers.at(param, ev.x[i])}: {numbers.factor(ratio[i])} "
+                f"{_best_curve(closest)}"
+            )
+    return text
+
+
+def test_message(tested: float) -> str:
+    """What the bound test adds to a violation's sentence (nothing where it did not run)."""
+    if not tested < 1:
+        return ""
+    closer = round((1 - tested) * (DRAWS + 1))
+    return (
+        f"; redrawn {DRAWS} times with this kernel's noise, the bound's best fit misses by "
+        f"less than the measured values {closer} times (p = {tested:.3g})"
+    )
+
+
+def _best_curve(closest: str) -> str:
+    """What the measurement is compared with: the bound's own class, fitted at its best."""
+    if closest == "1":
+        return "above the best constant (the bound allows no growth)"
+    return f"above the best fit of class {closest} (the bound's own)"
+
+
+def _growths(cand: LineEvidence, base: LineEvidence) -> tuple[float, float, float, float]:
+    """(lo, hi, candidate's growth, baseline's growth): each line's value at the largest
+    size both measured over its value at the smallest, so that the two factors a sentence
+    sets side by side span the same sizes (each line's own ends if they share fewer than 2)."""
+    xc, xb = np.asarray(cand.group.x), np.asarray(base.group.x)
+    common = np.sort(xc) if np.array_equal(xc, xb) else np.intersect1d(xc, xb)  # equal: usual
+    if len(common) < 2:
+        return (
+            float(xc.min()),
+            float(xc.max()),
+            _rise(cand, xc.min(), xc.max()),
+            _rise(base, xb.min(), xb.max()),
+        )
+    lo, hi = float(common[0]), float(common[-1])
+    return lo, hi, _rise(cand, lo, hi), _rise(base, lo, hi)
+
+
+def _rise(le: LineEvidence, lo: float, hi: float) -> float:
+    """The line's value at ``hi`` over its value at ``lo`` (both among its sizes)."""
+    x, y = np.asarray(le.group.x), le.group.y[le.row]
+    return float(y[x == hi][0] / y[x == lo][0])
+
+
+def pair_message(
+    pair: tuple[LineEvidence, LineEvidence],
+    result: Comparison,
+    p: float,
+    kind: str,
+) -> str:
+    cand, base = pair
+    param = cand.line.parameter
+    now = class_text(param, result.cand_class)
+    before = class_text(param, result.base_class)
+    if kind == "improvement":
+        return f"scales better: {now} now, {before} in the baseline ({percent(p)} confident)"
+    lo, hi, grown, grown_before = _growths(cand, base)
+    span = f"from {numbers.at(param, lo)} to {numbers.size(hi)}"
+    if result.shared is not None:  # the sizes both runs measured decided the odds
+        xb = base.group.x
+        span = (
+            f"judged over the sizes both measured (the baseline's {numbers.at(param, min(xb))}"
+            f"..{numbers.size(max(xb))}; {numbers.counted(len(cand.group.x), 'size')} now); " + span
+        )
+    if now == before and grown <= grown_before:
+        # the evidence's lean against everything a person reads: say which way each points
+        return (
+            f"{now} now, {before} in the baseline: the same class, and {span} it grew "
+            f"{numbers.factor(grown)}, less than the baseline's {numbers.factor(grown_before)}; "
+            f"only the class posteriors lean {percent(p)} to faster growth"
+        )
+    return (
+        f"{now} now, {before} in the baseline; {percent(p)} confident that it grows faster; "
+        f"{span} it grows {numbers.factor(grown)}, the baseline {numbers.factor(grown_before)}"
+    )
+
+
+def advice(
+    lines: list[LineEvidence], pairs: Sequence[tuple[LineEvidence, LineEvidence]] = ()
+) -> str:
+    """What would decide an inconclusive verdict."""
+    if not lines:
+        return "measure at least four sizes per parameter"
+    tips = []
+    for cand, base in pairs:
+        lo, hi = cand.line.x[0], cand.line.x[-1]
+        if lo < base.line.x[0] or hi > base.line.x[-1]:
+            at = numbers.at(cand.line.parameter, lo)
+            tips.append(
+                f"measure the baseline at {at}..{numbers.size(hi)} too (it has "
+                f"{numbers.size(base.line.x[0])}..{numbers.size(base.line.x[-1])})"
+            )
+    le = max(lines, key=lambda le: float(np.nan_to_num(le.evidence.noise[0], nan=1.0)))
+    noise = float(le.evidence.noise[0])
+    reps = int(np.median([len(v) for v in le.line.values]))
+    if not math.isfinite(noise):
+        tips.append("repeat each size at least 5 times (there are no repetitions)")
+    elif noise > QUIET_NOISE:
+        more = min(MAX_ADVISED_REPETITIONS, math.ceil(reps * (noise / QUIET_NOISE) ** 2))
+        tips.append(
+            f"noise is {noise:.0%} per repetition: raise repetitions from {reps} to "
+            f"{max(more, reps + 1)} or use a quieter metric (instructions)"
+        )
+    for other in lines:
+        if len(other.line.x) < 6:
+            tips.append(f"measure more sizes of {other.line.parameter} (now {len(other.line.x)})")
+    top = max(lines, key=lambda le: le.line.x[-1] / le.line.x[0])
+    if max(float(le.group.beyond.probability[le.row]) for le in lines) >= 0.5:
+        tips.append(
+            "it may grow exponentially at its top sizes, where larger sizes cost more than "
+            "they are worth: repeat the top sizes more often"
+        )
+    else:
+        tips.append(
+            f"extend {top.line.parameter} beyond {numbers.size(top.line.x[-1])} "
+            f"(e.g. to {numbers.size(4 * top.line.x[-1])})"
+        )
+    return "to decide: " + "; ".join(tips)
