@@ -292,11 +292,11 @@ def _extent(spec: ScalingSpec) -> str:
 
 def _details(verdict: Verdict) -> str:
     """The model and the reasons, one per line."""
-    from .reporting.summary import shown_reasons
+    from .reporting.summary import class_text, formula_text, shown_reasons
 
     lines = [f"  {reason}" for reason in shown_reasons(verdict)]
-    if verdict.model is not None:
-        lines.append(f"  model: {verdict.model.formula()}  [{verdict.model.complexity()}]")
+    if verdict.model is not None:  # as the tables write them (an exponential-like one: none)
+        lines.append(f"  model: {formula_text(verdict.model)}  [{class_text(verdict.model)}]")
     return "\n".join(lines)
 
 

@@ -75,6 +75,18 @@ def test_quadratic_kernel_against_linear_expectation_fails(pytester):
     assert "Traceback" not in result.stdout.str()
 
 
+def test_an_exponential_count_fails_and_shows_no_formula(pytester):
+    # the least bad class fit of 2^n means nothing: the failure reads as the tables do
+    result = run(pytester, custom("2 ** n", "<= n^3", "[4, 8, 12, 16, 20, 24, 28]"))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*grows faster than any class at its top sizes*exponential-like*above <= n^3",
+            "*model: none (×16.0 a step)  [[]exponential-like[]]",
+        ]
+    )
+
+
 def test_n_log_n_against_linear_expectation_fails(pytester):
     result = run(pytester, custom("n * math.log2(n)", "<= n"))
     result.assert_outcomes(failed=1)
