@@ -81,7 +81,9 @@ def unjudged_notes(
         hint = f"; did you mean {near[0]!r}?" if near else ""
         notes.append(f"{rule.source}: {rule.pattern!r} matches no kernel here{hint}")
     if len(unmatched) > 5:
-        notes.append(f"{numbers.counted(len(unmatched) - 5, 'more rule')} match no kernel here")
+        more = len(unmatched) - 5
+        verb = "matches" if more == 1 else "match"
+        notes.append(f"{numbers.counted(more, 'more rule')} {verb} no kernel here")
     return tuple(notes)
 
 
