@@ -118,6 +118,10 @@ def test_kernels_nothing_judged_are_named_with_the_rule_a_user_mistyped():
     assert first.startswith("2 kernels had no expectation and no baseline, so nothing judged")
     assert "test_sort, lookup" in first
     assert second == "perfguard.yml:3: 'sort' matches no kernel here; did you mean 'test_sort'?"
+    # many rules for other files' kernels: five are named, the rest counted
+    many = tuple(ExpectationRule(f"other_{i}", "<= n", f"perfguard.yml:{i}") for i in range(7))
+    notes = check(current, options=CheckOptions(rules=many)).notes
+    assert len(notes) == 7 and notes[-1] == "2 more rules match no kernel here"
     # judged by a bound or against a baseline: nothing to say
     judged = CheckOptions(rules=(ExpectationRule("*", "<= n^2"),))
     assert check(current, options=judged).notes == ()
