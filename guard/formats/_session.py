@@ -17,16 +17,53 @@ from dataclasses import dataclass
 
 from ..numbers import counted
 
-__all__ = ["Sized", "choose_parameters", "left_out_notes", "named_by_notes", "nonpositive_note"]
+__all__ = [
+    "MIN_NAMED_SIZES",
+    "Sized",
+    "choose_parameters",
+    "left_out_notes",
+    "named_by_notes",
+    "named_groups",
+    "nonpositive_note",
+]
+
+
+MIN_NAMED_SIZES = 3  # sizes each kernel a grid's extra parameters name must have
 
 
 @dataclass(frozen=True)
 class Sized:
-    """A benchmark with sizes: its index in the file, its test, its parameters in order."""
+    """A benchmark with sizes: its index in the file, its test, its parameters in order and
+    their values."""
 
     index: int
     test: str
     parameters: tuple[str, ...]
+    values: tuple[object, ...] = ()
+
+
+def named_groups(
+    groups: Sequence[Sequence[Sized]], parameters: Sequence[str]
+) -> tuple[list[list[Sized]], list[list[Sized]]]:
+    """Of the groups over other parameters, the parts over ``parameters`` and more that are
+    read with the rest in their kernels' names, and the parts left out.  A test is read so
+    only where every kernel it makes has ``MIN_NAMED_SIZES`` sizes or more: a zipped
+    parametrization (n and k = n / 16 together) would make one kernel a size, and is left
+    out whole, as a test over other parameters is."""
+    named, left = [], []
+    for group in groups:
+        sizes: dict[tuple[str, tuple[tuple[str, object], ...]], set[tuple[object, ...]]] = {}
+        for s in group:
+            if not set(parameters) <= set(s.parameters):
+                continue
+            values = dict(zip(s.parameters, s.values))
+            label = tuple((p, v) for p, v in values.items() if p not in parameters)
+            sizes.setdefault((s.test, label), set()).add(tuple(values[p] for p in parameters))
+        thin = {test for (test, _), points in sizes.items() if len(points) < MIN_NAMED_SIZES}
+        read = {test for test, _ in sizes} - thin
+        named.append([s for s in group if s.test in read])
+        left.append([s for s in group if s.test not in read])
+    return [g for g in named if g], [g for g in left if g]
 
 
 def choose_parameters(sized: Sequence[Sized]) -> tuple[tuple[str, ...], list[list[Sized]]]:

@@ -40,10 +40,10 @@ from typing import Any
 from ..collection.caches import in_order
 from ..measurements import MeasurementSet, RunInfo
 from . import Importer, register
+from . import _session as session
 from ._common import SNIFF_BYTES, KernelTable, top_level_keys
 from ._google_complexity import ComplexityRows, complexity_kind
 from ._json_lines import JsonFile, shown
-from ._session import Sized, choose_parameters, left_out_notes, named_by_notes, nonpositive_note
 
 __all__: list[str] = []
 
@@ -202,19 +202,25 @@ class _Reader:
 
     def choose(self, runs: list[_Run]) -> tuple[set[int], list[str]]:
         """Settle the parameters; the rows to read, and notes on those left out."""
-        sized = [Sized(r.index, r.kernel, tuple(p for p, _ in r.args)) for r in runs if r.args]
+        sized = [
+            session.Sized(
+                r.index, r.kernel, tuple(p for p, _ in r.args), tuple(v for _, v in r.args)
+            )
+            for r in runs
+            if r.args
+        ]
         if not sized:
             first = runs[0]
             raise self.doc.fail(
                 ["benchmarks", first.index, first.key],
                 f"{first.name} has no numeric argument to use as the size; {_HOW_TO_SIZE}",
             )
-        parameters, others = choose_parameters(sized)
+        parameters, others = session.choose_parameters(sized)
         self.parameters = list(parameters)
         # a family over these arguments and more: the others name its kernels (BM_Mat/m:8)
-        keep = {s.index for s in sized if set(parameters) <= set(s.parameters)}
-        named = [[s for s in group if s.index in keep] for group in others]
-        others = [[s for s in group if s.index not in keep] for group in others]
+        named, others = session.named_groups(others, parameters)
+        keep = {s.index for s in sized if set(s.parameters) == set(parameters)}
+        keep |= {s.index for group in named for s in group}
         # BM_X/0 (->Range(0, n), an empty input) is a real run no class can model: left out
         at_zero = [
             r
@@ -222,22 +228,19 @@ class _Reader:
             if r.index in keep and any(_nonpositive(v) for p, v in r.args if p in parameters)
         ]
         keep -= {r.index for r in at_zero}
-        notes = left_out_notes(
+        notes = session.left_out_notes(
             self.doc.path,
             parameters,
             [r.kernel for r in runs if not r.args],
-            [group for group in others if group],
+            others,
             _HOW_TO_SIZE.replace("register it", "register them"),
             "--benchmark_filter={test}",
         )
-        notes += named_by_notes(
-            self.doc.path,
-            parameters,
-            [group for group in named if group],
-            "--benchmark_filter={test}",
+        notes += session.named_by_notes(
+            self.doc.path, parameters, named, "--benchmark_filter={test}"
         )
         at = [(r.kernel, ", ".join(f"{p}={v}" for p, v in r.args)) for r in at_zero]
-        return keep, notes + nonpositive_note(self.doc.path, at)
+        return keep, notes + session.nonpositive_note(self.doc.path, at)
 
     def kernel(self, run: _Run) -> str:
         """The family's kernel, with the arguments beyond the file's parameters in its name

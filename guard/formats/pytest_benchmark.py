@@ -41,7 +41,14 @@ from ..measurements import MeasurementSet, RunInfo
 from . import Importer, register
 from ._common import DEFAULT_METRIC, SNIFF_BYTES, KernelTable, top_level_keys
 from ._json_lines import JsonFile
-from ._session import Sized, choose_parameters, left_out_notes, named_by_notes, nonpositive_note
+from ._session import (
+    Sized,
+    choose_parameters,
+    left_out_notes,
+    named_by_notes,
+    named_groups,
+    nonpositive_note,
+)
 
 __all__: list[str] = []
 
@@ -92,30 +99,35 @@ class _Reader:
             params = bench.get("params")
             params = {} if params is None else self.doc.obj(params, [*at, "params"])
             found.append((i, name, params, [k for k, v in params.items() if _is_number(v)]))
-        sized = [Sized(i, _test(name), tuple(num)) for i, name, _, num in found if num]
+        sized = [
+            Sized(i, _test(name), tuple(num), tuple(params[k] for k in num))
+            for i, name, params, num in found
+            if num
+        ]
         if not sized:
             raise self._unsized_error(*found[0][:3])
         parameters, others = choose_parameters(sized)
         self.parameters = list(parameters)
-        # every parameter there, one of them not a number: read, so the error names the value;
         # numbers beyond the file's parameters name the kernel, as text does (test_grid[k=8])
-        keep = [i for i, _, params, _ in found if set(parameters) <= set(params)]
+        named, others = named_groups(others, parameters)
+        read = {s.index for group in named for s in group}
+        # every parameter there, one of them not a number: read, so the error names the value
+        keep = [
+            i
+            for i, _, params, num in found
+            if set(num) <= set(parameters) <= set(params) or i in read
+        ]
         unsized = [_test(name) for i, name, _, num in found if not num and i not in keep]
-        named = [[s for s in group if s.index in keep] for group in others]
-        others = [[s for s in group if s.index not in keep] for group in others]
         notes = left_out_notes(
             self.doc.path,
             parameters,
             unsized,
-            [group for group in others if group],
+            others,
             'parametrize them, e.g. @pytest.mark.parametrize("n", [256, 1024, 4096])',
             "pytest -k {test} --benchmark-json=FILE",
         )
         notes += named_by_notes(
-            self.doc.path,
-            parameters,
-            [group for group in named if group],
-            "pytest -k {test} --benchmark-json=FILE",
+            self.doc.path, parameters, named, "pytest -k {test} --benchmark-json=FILE"
         )
         # a size of 0 (an empty input) is a real benchmark no class can model: left out
         at_zero = [i for i in keep if any(_is_number(v) and v <= 0 for v in found[i][2].values())]

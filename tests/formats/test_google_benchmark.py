@@ -224,15 +224,18 @@ def test_google_errors_name_file_and_line(
 def test_a_binarys_file_keeps_the_arguments_of_most_families_and_notes_the_rest() -> None:
     # a benchmark binary writes every family into one file: those without arguments and
     # those over other arguments are left out, each group with a note, not the file
-    # refused; a family over the file's arguments and more is modelled, m naming its kernels
+    # refused; a family over the file's arguments and more is modelled, m naming its
+    # kernels, where each has three sizes or more (a zipped n, m is left out)
     mset = parse_google(
-        gb_row("BM_Mat/8/2"),
+        *(gb_row(f"BM_Mat/{n}/2") for n in (8, 16, 32)),
         gb_row("BM_Sort/8"),
         gb_row("BM_Startup"),
         gb_row("BM_Sort/16"),
-        gb_row("BM_Mat/16/2/threads:4"),
+        *(gb_row(f"BM_Mat/{n}/2/threads:4") for n in (8, 16, 32)),
         gb_row("BM_Find/8"),
         gb_row("BM_Pair/rows:8/cols:4"),
+        gb_row("BM_Zip/8/1"),
+        gb_row("BM_Zip/16/2"),
     )
     assert mset.parameters == ("n",)  # the fewest parameters
     assert sorted({k.name for k in mset.kernels}) == [
@@ -242,11 +245,14 @@ def test_a_binarys_file_keeps_the_arguments_of_most_families_and_notes_the_rest(
         "BM_Sort",
     ]
     assert points(mset, "BM_Sort") == [(8.0,), (16.0,)]
-    assert points(mset, "BM_Mat/m:2") == [(8.0,)]
+    assert points(mset, "BM_Mat/m:2") == [(8.0,), (16.0,), (32.0,)]
     assert mset.notes == (
         "g.json: left out 1 benchmark without a numeric parameter to use as the size "
         "(BM_Startup); register them with ->Arg(n), ->Range(lo, hi) or ->Args({...}), to "
         "model them",
+        "g.json: left out 2 benchmarks measured over n, m (BM_Zip): a file's kernels share "
+        "one set of parameters, here n; to model them, give them a file of their own "
+        "(--benchmark_filter=BM_Zip)",
         "g.json: left out 1 benchmark measured over rows, cols (BM_Pair): a file's kernels "
         "share one set of parameters, here n; to model them, give them a file of their own "
         "(--benchmark_filter=BM_Pair)",

@@ -113,16 +113,16 @@ def test_pytest_several_numeric_and_text_params() -> None:
 def test_a_session_file_keeps_the_parameters_of_most_tests_and_notes_the_rest() -> None:
     # pytest-benchmark writes a whole session into one file: unparametrized benchmarks and
     # tests over other parameters are left out, each group with a note, not the file
-    # refused; a grid over the file's parameters and more is modelled, k naming its kernels
+    # refused; a grid over the file's parameters and more is modelled, k naming its kernels,
+    # where every kernel it makes has three sizes or more (a zipped n, k is left out)
     mset = parse_pytest(
-        pb_row("test_grid[64-8]", {"n": 64, "k": 8}),
-        pb_row("test_grid[64-16]", {"n": 64, "k": 16}),
-        pb_row("test_grid[128-8]", {"n": 128, "k": 8}),
+        *(pb_row(f"test_grid[{n}-{k}]", {"n": n, "k": k}) for n in (64, 128, 256) for k in (8, 16)),
         pb_row("test_sort[256]", {"n": 256}),
         pb_row("test_startup", None),
         pb_row("test_sort[512]", {"n": 512}),
         pb_row("test_sum[256]", {"n": 256}),
         pb_row("test_sort[list]", {"kind": "list"}),
+        *(pb_row(f"test_zip[{n}-{n // 8}]", {"n": n, "k": n // 8}) for n in (64, 128, 256)),
     )
     assert mset.parameters == ("n",)  # the fewest parameters
     assert [k.name for k in mset.kernels] == [
@@ -132,11 +132,14 @@ def test_a_session_file_keeps_the_parameters_of_most_tests_and_notes_the_rest() 
         "test_sum",
     ]
     assert points(mset, "test_sort") == [(256.0,), (512.0,)]
-    assert points(mset, "test_grid[k=8]") == [(64.0,), (128.0,)]
+    assert points(mset, "test_grid[k=8]") == [(64.0,), (128.0,), (256.0,)]
     assert mset.notes == (
         "b.json: left out 2 benchmarks without a numeric parameter to use as the size "
         '(test_startup, test_sort); parametrize them, e.g. @pytest.mark.parametrize("n", '
         "[256, 1024, 4096]), to model them",
+        "b.json: left out 3 benchmarks measured over n, k (test_zip): a file's kernels share "
+        "one set of parameters, here n; to model them, give them a file of their own "
+        "(pytest -k test_zip --benchmark-json=FILE)",
         "b.json: test_grid measured over n, k: modelled over n (the file's parameters) with k "
         "in the kernel names; for one model over n, k, give them a file of their own "
         "(pytest -k test_grid --benchmark-json=FILE)",
@@ -162,12 +165,10 @@ def test_adding_grid_tests_does_not_switch_the_files_parameters() -> None:
         *(pb_row(f"test_grid{i}[64-8]", {"n": 64, "k": 8}) for i in range(3)),
     )
     assert mset.parameters == ("n",)
-    assert [k.name for k in mset.kernels] == [
-        "test_sort",
-        *(f"test_grid{i}[k=8]" for i in range(3)),
-    ]
+    assert [k.name for k in mset.kernels] == ["test_sort"]  # one size a grid kernel: left out
     assert (
-        "test_grid0, test_grid1, test_grid2 measured over n, k: modelled over n" in (mset.notes[0])
+        "left out 3 benchmarks measured over n, k (test_grid0, test_grid1, test_grid2)"
+        in (mset.notes[0])
     )
 
 

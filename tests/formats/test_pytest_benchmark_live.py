@@ -105,24 +105,31 @@ def test_startup(benchmark):
 
 
 @pytest.mark.parametrize("k", [1, 2, 4])
-@pytest.mark.parametrize("n", [16, 32])
+@pytest.mark.parametrize("n", [16, 32, 64])
 def test_grid(benchmark, n, k):
+    benchmark(sum, list(range(n * k)))
+
+
+@pytest.mark.parametrize(("n", "k"), [(16, 1), (32, 2)])
+def test_zip(benchmark, n, k):
     benchmark(sum, list(range(n * k)))
 """
 )
 
 
 def test_live_session_file_checks_what_it_can_and_says_what_it_left_out(tmp_path: Path) -> None:
-    # A user's whole suite in one --benchmark-json: an unparametrized benchmark and a test
-    # over other parameters beside the sized ones; no refusal (exit 2), a note for each group.
+    # A user's whole suite in one --benchmark-json: an unparametrized benchmark, a grid over
+    # n and k, and a zipped (n, k) beside the sized ones; no refusal (exit 2), the grid
+    # modelled per k, a note for each group.
     out = benchmark_json(tmp_path, SESSION)
-    assert len(json.loads(out.read_text(encoding="utf-8"))["benchmarks"]) == 13
+    assert len(json.loads(out.read_text(encoding="utf-8"))["benchmarks"]) == 18
 
     model = perfguard("model", out, "--json", cwd=tmp_path)
     assert model.returncode == 0, model.stderr
     grid = [f"test_grid[k={k}]" for k in (1, 2, 4)]
     assert [m["kernel"] for m in json.loads(model.stdout)["models"]] == ["test_sum", *grid]
     assert "left out 1 benchmark without a numeric parameter" in model.stderr
+    assert "left out 2 benchmarks measured over n, k (test_zip)" in model.stderr
     assert "test_grid measured over n, k: modelled over n" in model.stderr
 
     check = perfguard("check", out, "--expect", "*=<= n log n", "--json", cwd=tmp_path)
@@ -132,5 +139,6 @@ def test_live_session_file_checks_what_it_can_and_says_what_it_left_out(tmp_path
     assert sorted(k["kernel"] for k in verdicts["kernels"]) == [*grid, "test_sum"]
     assert [n.split(": ", 1)[1][:40] for n in verdicts["notes"]] == [
         "left out 1 benchmark without a numeric p",
+        "left out 2 benchmarks measured over n, k",
         "test_grid measured over n, k: modelled o",
     ]
