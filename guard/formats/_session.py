@@ -98,8 +98,11 @@ def left_out_notes(
         )
     for group in others:
         tests = [s.test for s in group]
+        # a benchmark is a test at one point: repeated rows (Google Benchmark's
+        # --benchmark_repetitions) count once
+        count = len({(s.test, s.values) for s in group}) if group[0].values else len(group)
         notes.append(
-            f"{path}: left out {_count(len(group))} measured over "
+            f"{path}: left out {_count(count)} measured over "
             f"{', '.join(group[0].parameters)} ({_tests(tests)}): a file's kernels share one "
             f"set of parameters, here {', '.join(parameters)}; to model them, give them a "
             f"file of their own ({how_to_select.format(test=tests[0])})"

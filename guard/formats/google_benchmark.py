@@ -231,7 +231,7 @@ class _Reader:
         notes = session.left_out_notes(
             self.doc.path,
             parameters,
-            [r.kernel for r in runs if not r.args],
+            list(dict.fromkeys(r.name for r in runs if not r.args)),  # repetitions once
             others,
             _HOW_TO_SIZE.replace("register it", "register them"),
             "--benchmark_filter={test}",

@@ -262,6 +262,18 @@ def test_a_binarys_file_keeps_the_arguments_of_most_families_and_notes_the_rest(
     )
 
 
+def test_the_notes_count_a_repeated_benchmark_once() -> None:
+    # --benchmark_repetitions=3 writes each run three times: one benchmark left out, not 3
+    rows = [
+        gb_row(name, repetition_index=i) for name in ("BM_Startup", "BM_Zip/8/1") for i in range(3)
+    ]
+    mset = parse_google(*(gb_row(f"BM_Sort/{n}") for n in (8, 16)), *rows)
+    assert [note.split(" without")[0].split(" measured")[0] for note in mset.notes] == [
+        "g.json: left out 1 benchmark",
+        "g.json: left out 1 benchmark",
+    ]
+
+
 def test_a_range_from_zero_leaves_the_zero_out_with_a_note() -> None:
     mset = parse_google(
         gb_row("BM_Fill/0"), gb_row("BM_Fill/0"), gb_row("BM_Fill/8"), gb_row("BM_T<int>/-8")
