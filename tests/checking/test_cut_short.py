@@ -99,3 +99,14 @@ def test_a_growth_only_beyond_the_baselines_sizes_asks_for_the_baseline_there():
     assert v.verdict == "inconclusive"
     advice = next(r.message for r in v.reasons if r.kind == "inconclusive")
     assert "measure the baseline at n=256..65536 too (it has 256..16384)" in advice
+
+
+def test_a_candidate_inside_the_baselines_range_is_compared_over_its_own_sizes():
+    # started two sizes higher and stopped two sizes sooner: the baseline is cut at both
+    # ends, and the stop at the top is named
+    base = measured(1e-6 * SIZES, SIZES, 11)
+    cand = measured(1e-6 * SIZES[2:7], SIZES[2:7], 12)
+    v = check(cand, base).verdicts[0]
+    assert v.verdict == "inconclusive" and not v.regression
+    assert v.baseline_model.extra("noise_detail").sizes == tuple(SIZES[2:7])
+    assert any("measured only up to n=16384" in r.message for r in v.reasons)
