@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -222,17 +222,11 @@ def _shared_sizes_pairs(
     """P(grew) over only the sizes both runs measured, for pairs whose candidate measured
     sizes the baseline did not (None for the others, and where fewer than DECIDING_POINTS
     sizes are shared); noise and drift kept, batched."""
-    groups: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i, (c, b) in enumerate(pairs):
-        groups[id(c.group), id(b.group)].append(i)
     out: list[float | None] = [None] * len(pairs)
-    for members in groups.values():
-        cand, base = pairs[members[0]]
-        shared = np.intersect1d(cand.group.x, base.group.x)
+    for members, cand, _, shared in _pair_batches(pairs):
         if len(shared) == len(cand.group.x) or len(shared) < DECIDING_POINTS:
             continue
-        c_rows = cand.group.rows([pairs[i][0].row for i in members])
-        b_rows = base.group.rows([pairs[i][1].row for i in members])
+        c_rows, b_rows = _pair_rows(pairs, members)
         within = compare_runs(_keeping(b_rows, shared), _keeping(c_rows, shared), settings)
         for j, i in enumerate(members):
             out[i] = float(within.regression[j])
@@ -243,17 +237,11 @@ def _held_out_pairs(
     pairs: Sequence[tuple[LineEvidence, LineEvidence]], settings: EvidenceSettings
 ) -> list[HeldOut]:
     """P(grew) with one shared size left out of both runs, at the worst size; batched."""
-    groups: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i, (c, b) in enumerate(pairs):
-        groups[id(c.group), id(b.group)].append(i)
     out: list[HeldOut] = [HeldOut(1.0, math.nan)] * len(pairs)
-    for members in groups.values():
-        cand, base = pairs[members[0]]
-        shared = np.intersect1d(cand.group.x, base.group.x)
+    for members, cand, base, shared in _pair_batches(pairs):
         if min(len(cand.group.x), len(base.group.x)) < DECIDING_POINTS or not len(shared):
             continue
-        c_rows = cand.group.rows([pairs[i][0].row for i in members])
-        b_rows = base.group.rows([pairs[i][1].row for i in members])
+        c_rows, b_rows = _pair_rows(pairs, members)
         worst = np.full(len(members), np.inf)
         where = np.full(len(members), np.nan)
         for x in shared:
@@ -263,6 +251,30 @@ def _held_out_pairs(
         for j, i in enumerate(members):
             out[i] = HeldOut(float(worst[j]), float(where[j]))
     return out
+
+
+def _pair_batches(
+    pairs: Sequence[tuple[LineEvidence, LineEvidence]],
+) -> Iterator[tuple[list[int], LineEvidence, LineEvidence, np.ndarray]]:
+    """The pairs grouped by their two batches, first seen first: (the pairs' indices, the
+    first pair's candidate and baseline lines, the sizes both batches measured)."""
+    groups: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for i, (c, b) in enumerate(pairs):
+        groups[id(c.group), id(b.group)].append(i)
+    for members in groups.values():
+        cand, base = pairs[members[0]]
+        yield members, cand, base, np.intersect1d(cand.group.x, base.group.x)
+
+
+def _pair_rows(
+    pairs: Sequence[tuple[LineEvidence, LineEvidence]], members: list[int]
+) -> tuple[Evidence, Evidence]:
+    """The candidates' and the baselines' evidence of these pairs (of one pair batch)."""
+    cand, base = pairs[members[0]]
+    return (
+        cand.group.rows([pairs[i][0].row for i in members]),
+        base.group.rows([pairs[i][1].row for i in members]),
+    )
 
 
 def _without(ev: Evidence, x: float) -> Evidence:
