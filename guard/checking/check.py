@@ -43,7 +43,13 @@ from .batch import (
 )
 from .classes import GrowthClass
 from .evidence import CLASSES
-from .expectation import Expectation, ExpectationError, parse_class, parse_expectation
+from .expectation import (
+    Expectation,
+    ExpectationError,
+    ExpectationRule,
+    parse_class,
+    parse_expectation,
+)
 from .memory import TIMED_METRICS, MemoryExcess, memory_excess, relative_excess
 from .ranking import rank_kernels
 from .sentences import (
@@ -61,15 +67,6 @@ from .sentences import (
 from .verdicts import CheckReport, Reason, Verdict, VerdictName
 
 __all__ = ["CheckOptions", "ExpectationRule", "check", "parse_rules"]
-
-
-@dataclass(frozen=True)
-class ExpectationRule:
-    """``pattern`` (a kernel-name glob) is expected to satisfy ``text``; ``source`` for errors."""
-
-    pattern: str
-    text: str
-    source: str = "--expect"
 
 
 @dataclass(frozen=True)

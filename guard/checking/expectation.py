@@ -18,9 +18,27 @@ from guard.checking.classes import GrowthClass, Monomial
 
 from ..errors import ExpectationError
 
-__all__ = ["Op", "Expectation", "ExpectationError", "parse_expectation", "parse_class"]
+__all__ = [
+    "Op",
+    "Expectation",
+    "ExpectationError",
+    "ExpectationRule",
+    "parse_expectation",
+    "parse_class",
+]
 
 Op = Literal["<=", "<", "=="]
+
+
+@dataclass(frozen=True)
+class ExpectationRule:
+    """``pattern`` (a kernel-name glob) is expected to satisfy ``text``; ``source`` for errors."""
+
+    pattern: str
+    text: str
+    source: str = "--expect"
+
+
 _UPPER_BOUNDS: tuple[Op, ...] = ("<=", "<", "==")
 
 _EXPONENT_HINT = "write e.g. 'n^2', 'n^1.5', 'n^(3/2)'"

@@ -13,7 +13,6 @@ import fnmatch
 import functools
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,11 +25,8 @@ from .batch import Comparison
 from .bound_test import DRAWS
 from .classes import GrowthClass, Order
 from .evidence import CLASSES
-from .expectation import Expectation
+from .expectation import Expectation, ExpectationRule
 from .verdicts import Verdict
-
-if TYPE_CHECKING:
-    from .check import ExpectationRule
 
 __all__ = [
     "MAX_ADVISED_REPETITIONS",
