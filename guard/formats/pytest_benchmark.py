@@ -12,12 +12,18 @@ unparametrized benchmarks, and tests parametrized over other names, are left out
 note (``MeasurementSet.notes``) rather than refusing the file; a test over those parameters
 and more (a grid over n and k in a suite over n) is read with the extra numbers in its
 kernel's name, ``test_grid[k=8]``, with a note; a file where nothing has a
-numeric parameter is an error. A benchmark that has the parameters but a non-numeric value
-of one is an error too (``n="big"`` beside ``n=256`` is a typo more often than a design).
+numeric parameter is an error. A number is a JSON number, a number written as text
+(``"1024"``) or a numpy scalar pytest-benchmark could not serialise
+(``"UNSERIALIZABLE[np.int64(1024)]"``, from ``np.geomspace(..., dtype=int)``). A benchmark
+that has the parameters but a non-numeric value of one is an error (``n="big"`` beside
+``n=256`` is a typo more often than a design).
 The kernel is the test ``name`` without its ``[...]`` id, followed by the non-numeric
 params, so ``test_sort[kind=list]`` and ``test_sort[kind=array]`` are separate kernels
-(several non-numeric params are joined with commas). Two tests of the same name (in
-different modules or classes) would mix their measurements, which is an error.
+(several non-numeric params are joined with commas; an object's label drops its memory
+address, which changes every run, ``<function mysorted at 0x7f..>`` reading ``mysorted``).
+Tests of the same name in different classes or modules are named by the end of their
+``fullname`` that tells them apart (``TestA::test_scan``, ``TestB::test_scan``); a name that
+is still shared (the same test twice) is an error.
 
 Values are the per-round times in ``stats.data`` (written with ``--benchmark-save-data``),
 in seconds. Without them each point has the single value ``stats.median``, so the noise
@@ -31,6 +37,8 @@ rather than refused.
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -68,12 +76,54 @@ def _sniff(text: str) -> bool:
     return keys.get("benchmarks") == "[" and '"fullname"' in text.lstrip()[:SNIFF_BYTES]
 
 
+# pytest-benchmark writes a value json cannot take as "UNSERIALIZABLE[repr]"
+_UNSERIALIZABLE = re.compile(r"UNSERIALIZABLE\[(.*)\]", re.DOTALL)
+_NUMPY_SCALAR = re.compile(r"(?:np|numpy)\.(?:u?int|float)\d*\((.*)\)")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_CALLABLE = re.compile(r"<(?:built-in )?(?:function|method|class) '?([\w.<>]+?)'?>")
+
+
+def _size(value: Any) -> float | None:
+    """``value`` as a size, if it is a number: JSON, text or a numpy scalar's repr."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if not isinstance(value, str):
+        return None
+    inner = _UNSERIALIZABLE.fullmatch(value)
+    text = inner.group(1) if inner else value
+    scalar = _NUMPY_SCALAR.fullmatch(text)
+    text = scalar.group(1) if scalar else text
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return _size(value) is not None
+
+
+def _nonpositive(value: Any) -> bool:
+    size = _size(value)
+    return size is not None and size <= 0
 
 
 def _label(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    """A non-numeric param as a kernel name shows it: as pytest's id would, without the
+    memory address an object's repr carries (it changes every run)."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if not isinstance(value, str):
+        return json.dumps(value, sort_keys=True)
+    inner = _UNSERIALIZABLE.fullmatch(value)
+    if inner is None:
+        return value
+    text = _ADDRESS.sub("", inner.group(1))
+    named = _CALLABLE.fullmatch(text)
+    return named.group(1) if named else text
 
 
 def _fmt_point(parameters: list[str], at: tuple[float, ...]) -> str:
@@ -88,10 +138,12 @@ class _Reader:
         self.parameters: list[str] = []
         self.table = KernelTable()
         self.seen: dict[tuple[str, tuple[float, ...]], int] = {}
+        self.tests: dict[int, str] = {}  # benchmark index -> its test's name in kernel names
 
     def choose(self, benchmarks: list[Any]) -> tuple[list[int], list[str]]:
         """Settle the parameters; the benchmarks to read, and notes on those left out."""
         found = []  # (index, name, params, numeric parameter names) of every benchmark
+        owners: list[str] = []  # each benchmark's fullname (module, class and test)
         for i, bench in enumerate(benchmarks):
             at: list[str | int] = ["benchmarks", i]
             bench = self.doc.obj(bench, at)
@@ -99,8 +151,11 @@ class _Reader:
             params = bench.get("params")
             params = {} if params is None else self.doc.obj(params, [*at, "params"])
             found.append((i, name, params, [k for k, v in params.items() if _is_number(v)]))
+            fullname = bench.get("fullname")
+            owners.append(fullname if isinstance(fullname, str) else name)
+        self.tests = _test_names([name for _, name, _, _ in found], owners)
         sized = [
-            Sized(i, _test(name), tuple(num), tuple(params[k] for k in num))
+            Sized(i, self.tests[i], tuple(num), tuple(_size(params[k]) for k in num))
             for i, name, params, num in found
             if num
         ]
@@ -117,7 +172,7 @@ class _Reader:
             for i, _, params, num in found
             if set(num) <= set(parameters) <= set(params) or i in read
         ]
-        unsized = [_test(name) for i, name, _, num in found if not num and i not in keep]
+        unsized = [self.tests[i] for i, _, _, num in found if not num and i not in keep]
         notes = left_out_notes(
             self.doc.path,
             parameters,
@@ -130,12 +185,15 @@ class _Reader:
             self.doc.path, parameters, named, "pytest -k {test} --benchmark-json=FILE"
         )
         # a size of 0 (an empty input) is a real benchmark no class can model: left out
-        at_zero = [i for i in keep if any(_is_number(v) and v <= 0 for v in found[i][2].values())]
+        at_zero = [i for i in keep if any(_nonpositive(v) for v in found[i][2].values())]
         zero_notes = nonpositive_note(
             self.doc.path,
             [
-                (_test(name), _fmt_point(self.parameters, tuple(params[p] for p in parameters)))
-                for _, name, params, _ in (found[i] for i in at_zero)
+                (
+                    self.tests[i],
+                    _fmt_point(self.parameters, tuple(_size(params[p]) or 0.0 for p in parameters)),
+                )
+                for i, _, params, _ in (found[i] for i in at_zero)
             ],
         )
         return [i for i in keep if i not in at_zero], notes + zero_notes
@@ -157,22 +215,26 @@ class _Reader:
         bench = self.doc.obj(bench, at)
         name = self.doc.text_value(self.doc.member(bench, at, "name"), [*at, "name"])
         params = self.doc.obj(bench["params"], [*at, "params"])
-        point = tuple(self.doc.number(params[p], [*at, "params", p]) for p in self.parameters)
-        kernel = self.kernel(name, params)
+        point = tuple(self._number(params[p], [*at, "params", p]) for p in self.parameters)
+        kernel = self.kernel(self.tests.get(i, _test(name)), params)
         if (kernel, point) in self.seen:
             raise self.doc.fail(
                 at,
                 f"{kernel} at {_fmt_point(self.parameters, point)} is already measured by "
-                f"benchmarks[{self.seen[kernel, point]}]; kernels are named after the test, "
-                "so two tests of this name cannot share a file",
+                f"benchmarks[{self.seen[kernel, point]}]; kernels are named after the test "
+                "(and its class or module where names repeat), so the same test cannot be "
+                "measured twice in one file",
             )
         self.seen[kernel, point] = i
         self.table.add((kernel, DEFAULT_METRIC), point, self.values(i, bench))
 
-    def kernel(self, name: str, params: dict[str, Any]) -> str:
-        base = _test(name)
+    def _number(self, value: Any, at: list[str | int]) -> float:
+        size = _size(value)
+        return self.doc.number(value, at) if size is None else size
+
+    def kernel(self, test: str, params: dict[str, Any]) -> str:
         labels = [f"{k}={_label(v)}" for k, v in params.items() if k not in self.parameters]
-        return f"{base}[{','.join(labels)}]" if labels else base
+        return f"{test}[{','.join(labels)}]" if labels else test
 
     def values(self, i: int, bench: dict[str, Any]) -> list[float]:
         at: list[str | int] = ["benchmarks", i, "stats"]
@@ -185,6 +247,28 @@ class _Reader:
 def _test(name: str) -> str:
     """The test a benchmark belongs to: its name without the parametrization's id."""
     return name.partition("[")[0] or name
+
+
+def _test_names(names: list[str], fullnames: list[str]) -> dict[int, str]:
+    """Each benchmark's test as kernels name it: the bare test name, or where tests of one
+    name live in several classes or modules, the shortest end of their fullnames
+    (``Class::test``, then ``module.py::Class::test``) that tells them apart."""
+    tests = [_test(n) for n in names]
+    owners = [_test(f).split("::") for f in fullnames]
+    places: dict[str, set[tuple[str, ...]]] = {}
+    for test, owner in zip(tests, owners):
+        places.setdefault(test, set()).add(tuple(owner))
+    out = {}
+    for i, (test, owner) in enumerate(zip(tests, owners)):
+        if len(places[test]) == 1:
+            out[i] = test
+            continue
+        for depth in range(2, len(owner) + 1):
+            ends = {tuple(o[-depth:]) for o in places[test]}
+            if len(ends) == len(places[test]):
+                break
+        out[i] = "::".join(owner[-depth:]) if len(owner) > 1 else test
+    return out
 
 
 def _text(value: Any) -> str | None:

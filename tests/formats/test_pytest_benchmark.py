@@ -102,12 +102,73 @@ def test_pytest_several_numeric_and_text_params() -> None:
         pb_row("test_mm[b-64-4.5-None]", {"algo": "b", "n": 64, "m": 4.5, "fast": None}),
     )
     assert mset.parameters == ("n", "m")
+    # labelled as pytest's ids read them (True, None), not as JSON (true, null)
     assert [k.name for k in mset.kernels] == [
-        "test_mm[algo=a,fast=true]",
-        "test_mm[algo=b,fast=null]",
+        "test_mm[algo=a,fast=True]",
+        "test_mm[algo=b,fast=None]",
     ]
-    assert points(mset, "test_mm[algo=a,fast=true]") == [(64.0, 8.0), (128.0, 8.0)]
-    assert points(mset, "test_mm[algo=b,fast=null]") == [(64.0, 4.5)]
+    assert points(mset, "test_mm[algo=a,fast=True]") == [(64.0, 8.0), (128.0, 8.0)]
+    assert points(mset, "test_mm[algo=b,fast=None]") == [(64.0, 4.5)]
+
+
+def test_numpy_sizes_and_sizes_written_as_text_are_sizes() -> None:
+    # @pytest.mark.parametrize("n", np.geomspace(100, 6400, 7, dtype=int)): pytest-benchmark
+    # cannot serialise np.int64 and writes its repr; the file was refused whole
+    rows = [
+        pb_row(f"test_np[n{i}]", {"n": f"UNSERIALIZABLE[np.int64({n})]"})
+        for i, n in enumerate((100, 200, 400))
+    ]
+    rows += [pb_row(f"test_text[{n}]", {"n": str(n)}) for n in (100, 200, 400)]
+    rows += [pb_row(f"test_plain[{n}]", {"n": n}) for n in (100, 200, 400)]
+    rows += [pb_row("test_old[n0]", {"n": "UNSERIALIZABLE[100]"})]
+    mset = parse_pytest(*rows)
+    assert {k.name for k in mset.kernels} == {"test_np", "test_text", "test_plain", "test_old"}
+    assert points(mset, "test_np") == points(mset, "test_text") == [(100.0,), (200.0,), (400.0,)]
+    assert points(mset, "test_old") == [(100.0,)]
+
+
+def test_a_word_beside_numbers_is_still_an_error_naming_it() -> None:
+    with pytest.raises(FormatError, match='expected a number, got "big"'):
+        parse_pytest(pb_row("test_s[256]", {"n": 256}), pb_row("test_s[big]", {"n": "big"}))
+
+
+def test_tests_of_one_name_in_two_classes_are_two_kernels() -> None:
+    # TestList::test_append and TestDeque::test_append: the file was refused ("two tests of
+    # this name cannot share a file") although fullname tells them apart
+    def row(owner: str, n: int) -> str:
+        return (
+            f'  {{"name": "test_scan[{n}]", "fullname": "t/test_m.py::{owner}::test_scan[{n}]", '
+            f'"params": {{"n": {n}}}, "stats": {{"median": 1.0}}}}'
+        )
+
+    mset = parse_pytest(*(row(owner, n) for owner in ("TestA", "TestB") for n in (1, 2, 3)))
+    assert [k.name for k in mset.kernels] == ["TestA::test_scan", "TestB::test_scan"]
+    modules = parse_pytest(
+        *(
+            f'  {{"name": "test_x[{n}]", "fullname": "{m}::test_x[{n}]", "params": {{"n": {n}}}, '
+            '"stats": {"median": 1.0}}'
+            for m in ("a/test_m.py", "b/test_m.py")
+            for n in (1, 2)
+        )
+    )
+    assert [k.name for k in modules.kernels] == ["a/test_m.py::test_x", "b/test_m.py::test_x"]
+
+
+def test_an_objects_label_has_no_memory_address() -> None:
+    # parametrize("algo", [sorted, mysorted]): the address changed every run, so the kernel
+    # never met its baseline
+    def row(n: int, algo: str) -> str:
+        return pb_row(f"test_o[{n}-x]", {"n": n, "algo": f"UNSERIALIZABLE[{algo}]"})
+
+    rows = [row(n, "<function mysorted at 0x7f3e59586c00>") for n in (1, 2, 3)]
+    rows += [row(n, "<built-in function sorted>") for n in (1, 2, 3)]
+    rows += [row(n, "<m.Shape object at 0x7f00aa>") for n in (1, 2, 3)]
+    names = [k.name for k in parse_pytest(*rows).kernels]
+    assert names == [
+        "test_o[algo=mysorted]",
+        "test_o[algo=sorted]",
+        "test_o[algo=<m.Shape object>]",
+    ]
 
 
 def test_a_session_file_keeps_the_parameters_of_most_tests_and_notes_the_rest() -> None:
