@@ -58,8 +58,9 @@ class RunOutcome:
 
 
 def measured_exit(code: int, measurements: MeasurementSet) -> int:
-    """A verdict's exit code, except that a benchmark that did not run cannot pass (3)."""
-    return 3 if code == 0 and measurements.run.errors else code
+    """A verdict's exit code, except that a benchmark that did not run cannot pass (3): its
+    kernels' ``error`` verdicts are that, not unusable input (2)."""
+    return 3 if code in (0, 2) and measurements.run.errors else code
 
 
 def run(request: RunRequest, measure: Measure) -> RunOutcome:

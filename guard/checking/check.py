@@ -27,7 +27,7 @@ from .. import numbers
 from ..collection.caches import recorded_caches
 from ..defaults import CONFIDENCE, SUGGESTIVE
 from ..errors import UsageError
-from ..measurements import Kernel, MeasurementSet
+from ..measurements import Kernel, MeasurementSet, RunError
 from ..modeling import KernelAnalysis, analyze
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import EvidenceSettings
@@ -164,21 +164,48 @@ def check(
     judge = _Judge(current.parameters, opts, rules, ceiling)
     judge.cut = cut
     judge.caches = recorded_caches(current.run.machine)
+    for error in current.run.errors:
+        judge.errors.setdefault(error.benchmark, []).append(error)
     judge.numbers = _prepare(now, before, judge)
     judge.bends = _bends(current, now, judge)
     verdicts = [judge.verdict(a, before.get(a.kernel.key)) for a in now.values()]
     ranked = rank_kernels(verdicts, current.parameters, opts.target)
     notes += (*current.notes, *(baseline.notes if baseline is not None else ()))
-    notes += tuple(f"benchmark {e.kind}: {e.sentence()}" for e in current.run.errors)
+    # a benchmark with kernels says so in their reasons; one that measured nothing, here
+    measured = {name for name, _ in now}
     notes += tuple(
-        f"{k.name} ({k.metric}) is in the baseline but not in the current measurements"
-        for k in (baseline.kernels if baseline is not None else ())
-        if k.key not in now
+        f"benchmark {e.kind}: {e.sentence()}"
+        for e in current.run.errors
+        if e.benchmark not in measured
     )
-    notes += unjudged_notes(verdicts, [rule for rule, _ in rules], ceiling)
+    notes += _missing_notes(baseline, now)
+    notes += unjudged_notes(verdicts, [rule for rule, _ in rules], ceiling, baseline is not None)
     not_run = tuple(dict.fromkeys(e.benchmark for e in current.run.errors))
     return CheckReport(
         tuple(ranked), opts.strict, opts.confidence, dict(opts.target), notes, not_run
+    )
+
+
+def _missing_notes(
+    baseline: MeasurementSet | None, now: Mapping[tuple[str, str], KernelAnalysis]
+) -> tuple[str, ...]:
+    """The baseline's kernels the current run lacks: each by name, or where the two share no
+    kernel at all, one note that says so (a baseline of another suite compares nothing)."""
+    if baseline is None:
+        return ()
+    missing = [k for k in baseline.kernels if k.key not in now]
+    if missing and len(missing) == len(baseline.kernels):
+        names = list(dict.fromkeys(k.name for k in missing))
+        shown = ", ".join(names[:5])
+        more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+        return (
+            f"the baseline shares no kernel with the current measurements, so nothing was "
+            f"compared (the baseline has {shown}{more}): pass the baseline run of the same "
+            "benchmarks",
+        )
+    return tuple(
+        f"{k.name} ({k.metric}) is in the baseline but not in the current measurements"
+        for k in missing
     )
 
 
@@ -375,6 +402,7 @@ class _Judge:
         self.cut: dict[tuple[str, str], _CutShort] = {}
         self.bends: dict[tuple[str, str], _Bend] = {}
         self.caches: dict[str, int] = {}  # the measuring machine's, run.machine.caches
+        self.errors: dict[str, list[RunError]] = {}  # benchmark name -> its run.errors
         self._admitted_cache: dict[tuple[str, str, str], np.ndarray] = {}
 
     def bounds_for(self, name: str) -> list[tuple[str, Expectation]]:
@@ -405,6 +433,10 @@ class _Judge:
                 f"only {min(sizes)} sizes: too few to fail on; measure at least "
                 f"{DECIDING_POINTS} to decide"
             )
+        if len(self.parameters) == 1 and misfit_model(model):
+            # a class no class fits says nothing: a bound or baseline it exceeds is not
+            # exceeded by the kernel (the misfit reason replaces these findings, _misfit)
+            findings.weak = findings.weak or "no class fits the measured values"
         probabilities: dict[str, float] = {}
         fast = _fastest(lines)
         for kind, bound in self.bounds_for(kernel.name):
@@ -428,6 +460,13 @@ class _Judge:
         if before is not None and base is None:
             why = "; ".join(before.problems) or "no model"
             findings.note(Reason("error", f"the baseline cannot be modelled: {why}"))
+        for error in self.errors.get(kernel.name, ()):
+            # a crash or timeout at a larger size: the sizes measured may pass, the kernel
+            # has not (a fail on them stands)
+            findings.errored = True
+            findings.note(
+                Reason("error", f"the benchmark did not run to the end: {error.sentence()}")
+            )
         if findings.undecided and not findings.failed:
             findings.note(Reason("inconclusive", advice(lines, base_lines)))
         return Verdict(
@@ -685,12 +724,16 @@ class _Judge:
             findings.undecide(Reason("regression", f"{message} (not enough to fail)"))
         else:
             findings.add("regression", p, message)
-        j = int(np.argmax(imps))
-        if imps[j] >= self.opts.confidence:
+        # Each direction is weighed against no change, so both can lean the same run; a
+        # line at most 1 - P(grew) likely to have improved reads as one, and only where the
+        # classes a person reads fell.
+        better = [min(imp, 1.0 - reg) for imp, reg in zip(imps, regs)]
+        j = int(np.argmax(better))
+        if better[j] >= self.opts.confidence and results[j].cand_class < results[j].base_class:
             findings.note(
-                Reason("improvement", pair_message(pairs[j], results[j], imps[j], "improvement"))
+                Reason("improvement", pair_message(pairs[j], results[j], better[j], "improvement"))
             )
-        return p, imps[j]
+        return p, better[j]
 
     def _growth_pair(self, now: _Fast, base: _Fast, findings: _Findings) -> tuple[float, float]:
         """The baseline comparison when either run grows faster than any class.
@@ -861,6 +904,7 @@ class _Findings:
         self.confidence, self.suggestive = confidence, suggestive
         self.reasons: list[Reason] = []
         self.failed = self.undecided = self.violates = self.regression = False
+        self.errored = False  # its benchmark crashed or timed out at some size
         self.weak: str | None = None  # why class findings cannot fail (too few sizes)
 
     def add(self, kind: str, p: float, message: str, decisive: bool | None = None) -> None:
@@ -887,4 +931,6 @@ class _Findings:
     def verdict(self) -> VerdictName:
         if self.failed:
             return "fail"
+        if self.errored:
+            return "error"
         return "inconclusive" if self.undecided else "pass"

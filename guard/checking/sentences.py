@@ -48,32 +48,56 @@ MAX_ADVISED_REPETITIONS = 50
 
 
 def unjudged_notes(
-    verdicts: Sequence[Verdict], rules: Sequence[ExpectationRule], ceiling: Expectation | None
+    verdicts: Sequence[Verdict],
+    rules: Sequence[ExpectationRule],
+    ceiling: Expectation | None,
+    compared: bool = False,
 ) -> tuple[str, ...]:
     """A note naming the kernels nothing judged (no bound, no baseline), so that a mistyped
-    rule or a forgotten ``--baseline`` does not read as a pass; rules that match no kernel
-    are named with the kernel they most likely meant."""
-    if ceiling is not None:
-        return ()
-    alone = [
-        v.kernel
-        for v in verdicts
-        if v.expectation is None and v.baseline_model is None and v.verdict != "error"
-    ]
-    if not alone:
-        return ()
-    names = list(dict.fromkeys(alone))
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    notes = [
-        f"{numbers.counted(len(names), 'kernel')} had no expectation and no baseline, so "
-        f"nothing judged {'it' if len(names) == 1 else 'them'} (modelled only): {shown}; "
-        "declare bounds under expect: in perfguard.yml (or --expect 'GLOB=<= n log n'), "
-        "or pass --baseline"
-    ]
+    rule or a baseline of another suite does not read as a pass; rules that match no kernel
+    are named with the kernel they most likely meant.  ``compared``: a baseline was given."""
+    names = list(
+        dict.fromkeys(
+            v.kernel
+            for v in verdicts
+            if ceiling is None
+            and v.expectation is None
+            and v.baseline_model is None
+            and v.verdict != "error"
+        )
+    )
+    notes = []
+    if names:
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        them = "it" if len(names) == 1 else "them"
+        where = (
+            "the baseline has no kernel of that name and no bound covers "
+            + them
+            + "; is the baseline a run of the same benchmarks? Declare bounds under expect: "
+            "in perfguard.yml (or --expect 'GLOB=<= n log n') to judge "
+            + them
+            + " on "
+            + ("its" if len(names) == 1 else "their")
+            + " own"
+            if compared
+            else "declare bounds under expect: in perfguard.yml (or --expect 'GLOB=<= n "
+            "log n'), or pass --baseline"
+        )
+        notes.append(
+            f"{numbers.counted(len(names), 'kernel')} had no expectation and no baseline, so "
+            f"nothing judged {them} (modelled only): {shown}; {where}"
+        )
     everyone = list(dict.fromkeys(v.kernel for v in verdicts))
-    unmatched = [r for r in rules if not any(fnmatch.fnmatchcase(k, r.pattern) for k in everyone)]
-    for rule in unmatched[:5]:
-        near = difflib.get_close_matches(rule.pattern, names, n=1, cutoff=0.5)
+    unmatched = [
+        (r, difflib.get_close_matches(r.pattern, everyone, n=1, cutoff=0.5))
+        for r in rules
+        if not any(fnmatch.fnmatchcase(k, r.pattern) for k in everyone)
+    ]
+    if not names:
+        # every kernel judged: one config serves files of other kernels, so only a rule
+        # that looks like a typo of a kernel here is worth a note
+        unmatched = [(r, near) for r, near in unmatched if near]
+    for rule, near in unmatched[:5]:
         hint = f"; did you mean {near[0]!r}?" if near else ""
         notes.append(f"{rule.source}: {rule.pattern!r} matches no kernel here{hint}")
     if len(unmatched) > 5:
@@ -267,6 +291,16 @@ def advice(
     else:
         tips.append(
             f"extend {top.line.parameter} beyond {numbers.size(top.line.x[-1])} "
-            f"(e.g. to {numbers.size(4 * top.line.x[-1])})"
+            f"(e.g. to {numbers.size(_further(np.asarray(top.line.x, dtype=float)))})"
         )
     return "to decide: " + "; ".join(tips)
+
+
+def _further(x: np.ndarray) -> float:
+    """A size worth measuring beyond ``x``: four times the top for sizes that grow by a
+    factor, three more steps for evenly spaced ones (n = 2..16 +2: 22, not 64, which for a
+    kernel that may grow exponentially would cost 2^48 times the top size)."""
+    steps = np.diff(x)
+    if len(steps) >= 2 and np.allclose(steps, steps[0]) and x[-1] / x[0] < 16:
+        return float(x[-1] + 3 * steps[0])
+    return float(4 * x[-1])

@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -432,7 +433,13 @@ def _batch_evidence(
         y, v, t, (lo, hi), (singles.c0, singles.c1, singles.rss), sigma, s
     )
     pair_ok = _pairs_visible(pair_coef, t, (lo, hi), y, sigma, s)
-    rss = np.column_stack([const_rss, srss, np.where(pair_ok, pair_rss, np.inf)])
+    rss = np.column_stack(
+        [
+            _constant_misfit(x, y, v, const_rss, error.known),
+            srss,
+            np.where(pair_ok, pair_rss, np.inf),
+        ]
+    )
     coef = _coefficients(const, c0, c1, pair_coef)
     log_weight, prior = _log_weight(rss, sigma2, error.dof, p, s)
     return Evidence(
@@ -451,6 +458,30 @@ def _batch_evidence(
         hypothesis_prior=prior,
         variance=v,
     )
+
+
+def _constant_misfit(
+    x: np.ndarray, y: np.ndarray, v: np.ndarray, const_rss: np.ndarray, known: np.ndarray
+) -> np.ndarray:
+    """The constant's relative RSS, or for rising single values its RSS in log space where
+    that is larger (K,).
+
+    A relative residual ``(y - c) / y`` of a constant below the values cannot pass 1, so
+    values that rise x4,000 would cost the constant at most one per point, and a growing
+    class that follows them within 30% would not beat it by ``constant_ratio``. In log
+    space the residuals keep growing with the spread; for values near one level the two
+    agree to second order. Falling values keep the relative RSS: no growing class follows
+    them, and the constant is their least bad class. Zero values keep it too, and so do
+    repeated values: their measured noise already rules the constant out of a rise, and
+    one size's outlier must not weigh more than its relative error."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(y)
+        w = 1.0 / v
+        centre = (w * logs).sum(-1, keepdims=True) / w.sum(-1, keepdims=True)
+        log_rss = (w * (logs - centre) ** 2).sum(-1)
+        rising = (w * (logs - centre) * (np.log(x) - np.log(x).mean())).sum(-1) > 0
+    use = rising & np.isfinite(log_rss) & ~known
+    return np.where(use, np.maximum(const_rss, log_rss), const_rss)
 
 
 def _pairs_visible(
@@ -706,8 +737,22 @@ def pooled_drift(excess: np.ndarray, noise: np.ndarray, settings: EvidenceSettin
     if not len(z):
         return assumed
     w = settings.drift_weight
-    pooled = max(float(np.median(z)), 0.0)
-    return (len(z) * pooled + w * assumed) / (len(z) + w)
+    return (len(z) * _scale_median(z) + w * assumed) / (len(z) + w)
+
+
+def _scale_median(z: np.ndarray) -> float:
+    """The median of variances, >= 0; of an even count the geometric mean of the middle two
+    (a variance's scale is logarithmic): of two kernels, one that no class fits (an
+    exponential at n = 1..9 misses every class by 20%) must not lend half its misfit to the
+    other as the run's drift, which blurred a command's exponential rise into a pass."""
+    z = np.sort(z)
+    mid = len(z) // 2
+    if len(z) % 2:
+        return max(float(z[mid]), 0.0)
+    low, high = float(z[mid - 1]), float(z[mid])
+    if low > 0:
+        return math.sqrt(low * high)
+    return max((low + high) / 2, 0.0)
 
 
 def point_values(values: np.ndarray, noise: np.ndarray, clip: float) -> np.ndarray:

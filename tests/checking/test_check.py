@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -126,6 +127,29 @@ def test_kernels_nothing_judged_are_named_with_the_rule_a_user_mistyped():
     judged = CheckOptions(rules=(ExpectationRule("*", "<= n^2"),))
     assert check(current, options=judged).notes == ()
     assert check(current, current).notes == ()
+
+
+def test_a_mistyped_rule_is_named_in_a_check_against_a_baseline_too():
+    # every kernel judged against the baseline: the rule for "test_scn" judged nothing, and
+    # the normal CI check (with --baseline) said nothing of it
+    current = mset(kernel("test_scan", runs("n", 8)), kernel("test_sum", runs("n", 9)))
+    rules = (ExpectationRule("test_scn", "<= n", "perfguard.yml:5"),)
+    notes = check(current, current, CheckOptions(rules=rules)).notes
+    assert notes == (
+        "perfguard.yml:5: 'test_scn' matches no kernel here; did you mean 'test_scan'?",
+    )
+
+
+def test_a_baseline_of_other_kernels_says_nothing_was_compared():
+    # a baseline of another suite: it passed with notes that advised "or pass --baseline"
+    current = mset(kernel("test_sort", runs("n^2", 8)))
+    other = mset(kernel("BM_Sort", runs("n", 9)), kernel("BM_Find", runs("n", 10)))
+    report = check(current, other)
+    first, second = report.notes
+    assert first.startswith("the baseline shares no kernel with the current measurements")
+    assert "BM_Sort, BM_Find" in first
+    assert "is the baseline a run of the same benchmarks?" in second
+    assert "pass --baseline" not in second
 
 
 def test_regression_against_baseline_on_a_slower_runner():
@@ -286,3 +310,37 @@ def test_an_a_a_lean_against_what_a_person_reads_says_which_way_each_points():
     assert "less than the baseline's ×17,827" in reason.message
     assert "only the class posteriors lean" in reason.message
     assert "confident that it grows faster" not in reason.message
+
+
+def test_a_benchmark_that_crashed_at_a_larger_size_is_an_error_not_a_pass():
+    # MemoryError at n=4096: the sizes below passed their bound and the table said "pass"
+    from guard.app.run import measured_exit
+    from guard.checking.verdicts import exit_code
+    from guard.measurements import RunError, RunInfo
+
+    crashed = RunError("big", "crash", "MemoryError", {"n": 4096.0})
+    current = dataclasses.replace(
+        mset(
+            kernel("big", runs("n", 8)), kernel("ok", runs("n", 9)), kernel("bad", runs("n^2", 3))
+        ),
+        run=RunInfo(
+            errors=(
+                crashed,
+                RunError("bad", "timeout", "killed"),
+                RunError("gone", "crash", "exit 1"),
+            )
+        ),
+    )
+    report = check(current, options=CheckOptions(rules=(ExpectationRule("*", "<= n"),)))
+    verdicts = {v.kernel: v for v in report.verdicts}
+    assert verdicts["big"].verdict == "error" and verdicts["ok"].verdict == "pass"
+    assert (
+        "did not run to the end: big at n=4096: MemoryError" in verdicts["big"].reasons[-1].message
+    )
+    assert verdicts["bad"].verdict == "fail"  # what the measured sizes show stands
+    # a benchmark that measured nothing has no kernel: a note says so
+    assert report.notes == ("benchmark crash: gone: exit 1",)
+    assert report.status == "fail" and exit_code(report) == 1
+    passing = dataclasses.replace(current, kernels=current.kernels[:2])
+    alone = check(passing, options=CheckOptions(rules=(ExpectationRule("*", "<= n"),)))
+    assert alone.status == "error" and measured_exit(exit_code(alone), passing) == 3
