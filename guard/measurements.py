@@ -104,7 +104,8 @@ class Kernel:
 
 @dataclass(frozen=True)
 class RunError:
-    """A benchmark that failed to execute: ``kind`` is timeout, crash or error."""
+    """A benchmark that failed to execute: ``kind`` is timeout, crash, error, too-few-sizes
+    or interrupted (the run was stopped before it finished)."""
 
     benchmark: str
     kind: str

@@ -397,6 +397,10 @@ def _store(
 ) -> int | None:
     if not options.store:
         return None
+    if current.run.interrupted:
+        # a part of a run must not become a later check's baseline
+        say(f"perfguard: not stored in {options.db}: the run was interrupted")
+        return None
     options.db.parent.mkdir(parents=True, exist_ok=True)
     event = context.event_name or "unknown" if context is not None else LOCAL
     with History.open(options.db) as history:

@@ -229,6 +229,17 @@ class _Run:
     def live(self) -> list[_Bench]:
         return [b for b in self.benches if b.error is None]
 
+    def complete(self, bench: _Bench) -> bool:
+        return all(p.done or self.finished(bench, p) for p in bench.points)
+
+    def cut_short(self, bench: _Bench) -> RunError:
+        measured = sum(bool(p.values) for p in bench.points)
+        return RunError(
+            bench.spec.name,
+            "interrupted",
+            f"the run was interrupted with {measured} of {len(bench.points)} sizes measured",
+        )
+
     # -------------------------------------------------------------- result
 
     def result(self, run: RunInfo, interrupted: bool) -> MeasurementSet:
@@ -248,6 +259,8 @@ class _Run:
                 spec = bench.spec
                 kernels.append(Kernel(spec.name, spec.metric, points, spec.unit))
         errors = tuple(b.error for b in self.benches if b.error is not None)
+        if interrupted:  # what the run did not reach is missing, not passed
+            errors += tuple(self.cut_short(b) for b in self.live() if not self.complete(b))
         parameters = self.benches[0].spec.parameters if self.benches else ("n",)
         info = replace(
             run,

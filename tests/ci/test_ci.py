@@ -3,6 +3,7 @@ SQLite history and a local HTTP server standing in for the GitHub REST API."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -214,3 +215,33 @@ def test_a_benchmark_that_fails_to_run_is_exit_3(tmp_path: Path, httpserver: HTT
     report = done.stdout.split("perfguard ci: report in ", 1)[1].strip()
     markdown = (tmp_path / report).read_text()
     assert "💥 error (" in markdown and "broken at n=8: exit code 4" in markdown
+
+
+def test_an_interrupted_run_is_checked_as_an_error_and_not_stored(
+    tmp_path: Path, httpserver: HTTPServer
+) -> None:
+    # a run stopped by Ctrl-C read "inconclusive", exit 0, and was stored as run N, a later
+    # check's baseline
+    from guard.measurements import Kernel, MeasurementSet, Point, RunError, RunInfo
+
+    project(tmp_path, 1.0)
+    points = tuple(Point((float(n),), (float(n), float(n))) for n in (8, 16, 32, 64, 128, 256))
+    cut = RunError("dedupe", "interrupted", "the run was interrupted with 2 of 6 sizes measured")
+    partial = MeasurementSet(
+        ("n",),
+        (Kernel("linear", "custom", points),),
+        RunInfo(errors=(cut,), interrupted=True),
+    )
+    (tmp_path / "part.json").write_text(json.dumps(partial.to_json()))
+    done = ci(tmp_path, httpserver, "--comment", "never", "--measurements", "part.json")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "not stored" in done.stdout + done.stderr and "interrupted" in done.stdout
+    db = tmp_path / ".perfguard" / "history.sqlite"
+    if db.exists():
+        with History.open(db) as history:
+            assert history.runs() == []
+    # the same file, not interrupted, is stored: the refusal is the interruption's
+    whole = dataclasses.replace(partial, run=RunInfo())
+    (tmp_path / "whole.json").write_text(json.dumps(whole.to_json()))
+    stored = ci(tmp_path, httpserver, "--comment", "never", "--measurements", "whole.json")
+    assert "stored run 1" in stored.stdout + stored.stderr

@@ -247,6 +247,22 @@ def test_interrupt_keeps_what_was_measured_and_marks_the_run() -> None:
     assert sum(len(p.values) for k in mset.kernels for p in k.points) == 25
     assert executor.closed
     assert saved and saved[0].run.interrupted  # checkpoints are marked incomplete
+    # a check of the file must not pass what the run did not reach: each unfinished
+    # benchmark is an error of kind "interrupted" (check: its kernels' verdicts, exit 3)
+    cut = {e.benchmark: e for e in mset.run.errors}
+    assert set(cut) == {"a", "b"} and {e.kind for e in cut.values()} == {"interrupted"}
+    assert cut["a"].message.startswith("the run was interrupted with ")
+
+
+def test_an_interrupt_cuts_short_only_the_benchmarks_it_stopped() -> None:
+    clock = FakeClock()
+    executor = FakeExecutor(clock, {"a": linear, "b": linear}, interrupt_after=40)
+    mset = run_benchmarks(
+        [spec("a", 2), spec("b", 12)], executor, RunConfig(budget=1000), clock=clock
+    )
+    assert mset.run.interrupted
+    assert [len(p.values) for p in mset.kernel("a", "time").points] == [2] * len(SIZES)
+    assert [e.benchmark for e in mset.run.errors] == ["b"]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
