@@ -85,7 +85,7 @@ def check_cmd(
     if as_json:
         console.print_document(outcome.report.to_json(), "kernels")
     else:
-        console.print_check(outcome.report)
+        console.print_check(outcome.report, outcome.current)
     raise typer.Exit(outcome.exit_code())
 
 
@@ -106,7 +106,7 @@ def report_cmd(
 
     outcome = report(verdicts, markdown, current, baseline)
     if outcome.written is None:
-        console.print_check(outcome.report)
+        console.print_check(outcome.report, outcome.current)
     else:
         console.out().print(f"perfguard report: wrote {outcome.written}", markup=False)
 
@@ -266,7 +266,7 @@ def ci_cmd(
         measurements, strict,
     )  # fmt: skip
     outcome = app_ci.ci(options, app_ci.CiServices(measure, os.environ, context, print))
-    console.print_check(outcome.report)
+    console.print_check(outcome.report, outcome.current)
     console.out().print(f"perfguard ci: report in {outcome.markdown}", markup=False)
     raise typer.Exit(outcome.exit_code())
 

@@ -168,7 +168,10 @@ ReportMarkdown = Annotated[
 ]
 ReportCurrent = Annotated[
     Path | None,
-    Opt("--current", help="The checked measurements: adds their charts to --markdown."),
+    Opt(
+        "--current",
+        help="The checked measurements: their units in the table, their charts in --markdown.",
+    ),
 ]
 ReportBaseline = Annotated[
     Path | None, Opt("--baseline", "-b", help="The baseline's measurements, for the charts.")

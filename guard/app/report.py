@@ -10,6 +10,7 @@ from .inputs import check_writable, load
 
 if TYPE_CHECKING:
     from ..checking.verdicts import CheckReport
+    from ..measurements import MeasurementSet
 
 __all__ = ["ReportOutcome", "report"]
 
@@ -20,6 +21,7 @@ class ReportOutcome:
 
     report: CheckReport
     written: Path | None
+    current: MeasurementSet | None = None  # the measurements given, for their units
 
     def exit_code(self) -> int:
         return 0
@@ -35,12 +37,12 @@ def report(
     from ..checking.verdicts_json import load_report
 
     saved = load_report(verdicts)
+    now = load(current) if current is not None else None
     if markdown is None:
-        return ReportOutcome(saved, None)
+        return ReportOutcome(saved, None, now)
     from ..reporting.markdown import render_report
 
-    now = load(current) if current is not None else None
     before = load(baseline) if baseline is not None else None
     check_writable(markdown)
     markdown.write_text(render_report(saved, now, before), encoding="utf-8")
-    return ReportOutcome(saved, markdown)
+    return ReportOutcome(saved, markdown, now)

@@ -19,7 +19,8 @@ FAR = 2.0**20  # where kernels of one class are told apart when no target is giv
 def rank_kernels(
     verdicts: Sequence[Verdict], parameters: Sequence[str], target: Mapping[str, float]
 ) -> list[Verdict]:
-    """The verdicts in input order, each with its rank (1 = the most expensive at scale).
+    """The verdicts in input order, each with its rank (1 = the most expensive at scale)
+    among the kernels of its metric (seconds and bytes are not compared).
 
     With a target every model is evaluated there (parameters the target leaves out at
     ``FAR``) and ranked by that value; without one, by lead class first, then by the
@@ -39,7 +40,9 @@ def rank_kernels(
     else:
         order = sorted(keyed, key=lambda t: (tuple(-x for x in t[2]), -t[1], t[0]))
     out = list(verdicts)
-    for rank, (i, value, _) in enumerate(order, start=1):
+    ranks: dict[str, int] = {}
+    for i, value, _ in order:
+        rank = ranks[verdicts[i].metric] = ranks.get(verdicts[i].metric, 0) + 1
         # a model no class fits predicts nothing (growth.misfit), nor one beyond every class
         model = verdicts[i].model
         shown = target and model is not None and not predicts_nothing(model)

@@ -59,15 +59,17 @@ def print_document(doc: dict[str, Any], key: str | None = None) -> None:
     dump_document(doc, key, sys.stdout)
 
 
-def print_check(report: CheckReport) -> None:
-    """The verdict table, each shown reason and note, and the status line."""
+def print_check(report: CheckReport, measured: MeasurementSet | None = None) -> None:
+    """The verdict table, each shown reason and note, and the status line; ``measured``
+    gives the table its kernels' units."""
     from .summary import counts_sentence, shown_reasons
     from .tables import table_width
     from .terminal import STYLES, verdict_table
 
     width = table_width()
     console = out(width)
-    console.print(verdict_table(report, width))
+    units = {k.key: k.unit for k in measured.kernels} if measured is not None else None
+    console.print(verdict_table(report, width, units))
     several = len({v.metric for v in report.verdicts}) > 1  # name the metric then
     for v in report.verdicts:
         name = f"{v.kernel} ({v.metric})" if several else v.kernel

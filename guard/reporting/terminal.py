@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.console import RenderableType
 from rich.text import Text
 
@@ -15,8 +17,12 @@ __all__ = ["STYLES", "verdict_table"]
 STYLES = {"pass": "green", "fail": "bold red", "inconclusive": "yellow", "error": "magenta"}
 
 
-def verdict_table(report: CheckReport, width: int = 80) -> RenderableType:
-    """One row per kernel: verdict, expectation, classes now and before, evidence."""
+def verdict_table(
+    report: CheckReport, width: int = 80, units: Mapping[tuple[str, str], str | None] | None = None
+) -> RenderableType:
+    """One row per kernel: verdict, expectation, classes now and before, evidence.
+    ``units``: each kernel's unit by (kernel, metric), from its measurements; without them
+    the predicted values have none (a saved report)."""
     vs = report.verdicts
     metrics = len({v.metric for v in vs}) > 1
     columns = [
@@ -49,7 +55,10 @@ def verdict_table(report: CheckReport, width: int = 80) -> RenderableType:
         columns.append(
             Column(
                 f"at {where}",
-                tuple(numbers.quantity(v.predicted, _unit(v)) for v in vs),
+                tuple(
+                    numbers.quantity(v.predicted, (units or {}).get((v.kernel, v.metric)))
+                    for v in vs
+                ),
                 numeric=True,
                 short=tuple(numbers.quantity(v.predicted, None, 2) for v in vs),
             )
@@ -66,7 +75,3 @@ def _change(v: Verdict, short: bool) -> str:
 def _probability(v: Verdict) -> str:
     p = decisive_probability(v)
     return "-" if p is None else numbers.percent(p)
-
-
-def _unit(v: Verdict) -> str | None:
-    return "s" if v.metric in ("time", "cpu") else None

@@ -208,6 +208,36 @@ def test_ranking_at_a_target_orders_by_predicted_value():
     assert all(v.predicted is not None for v in report.verdicts)
 
 
+def test_kernels_are_ranked_within_their_metric():
+    # bytes_sent (8.19e3) was ranked above a time of 102 s: other units, no order between them
+    sent = dataclasses.replace(kernel("comm", runs("n", 22) * 1e9), metric="bytes")
+    report = check(
+        mset(kernel("lin", runs("n", 17)), kernel("quad", runs("n^2", 18)), sent),
+        options=CheckOptions(target={"n": 1e6}),
+    )
+    assert {(v.kernel, v.metric): v.rank for v in report.verdicts} == {
+        ("quad", "time"): 1,
+        ("lin", "time"): 2,
+        ("comm", "bytes"): 1,
+    }
+
+
+def test_the_table_shows_each_kernels_own_unit(tmp_path):
+    # "5e5 s" for a file of milliseconds: every time metric was labelled seconds
+    import json
+
+    from support import perfguard
+
+    ms = dataclasses.replace(kernel("solve", runs("n", 23) * 1e3), unit="ms")
+    plain = dataclasses.replace(kernel("raw", runs("n", 24)), unit=None)
+    path = tmp_path / "ms.json"
+    path.write_text(json.dumps(mset(ms, plain).to_json()))
+    done = perfguard("check", path, "--target", "n=1e6", env={"COLUMNS": "150"})
+    rows = {line.split()[1]: line for line in done.stdout.splitlines() if line.startswith("│")}
+    assert " ms " in rows["solve"] and " s " not in rows["solve"]
+    assert " s " not in rows["raw"] and " ms " not in rows["raw"]
+
+
 def test_unmodellable_kernel_is_an_error_verdict():
     short = kernel("short", runs("n", 20)[:1], SIZES[:1])
     report = check(mset(short, kernel("ok", runs("n", 21))))

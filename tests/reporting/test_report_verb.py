@@ -15,9 +15,17 @@ def test_report_prints_the_table_and_writes_the_markdown_check_did(tmp_path):
     assert saved.returncode == 1  # the example holds a regression
     (tmp_path / "v.json").write_text(saved.stdout, encoding="utf-8")
     shown = perfguard("check", cand, "-c", cfg, "--markdown", tmp_path / "m1.md", cwd=tmp_path)
-    again = perfguard("report", "v.json", cwd=tmp_path)
+    again = perfguard("report", "v.json", "--current", cand, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert again.stdout == shown.stdout
+    # without the measurements the saved verdicts hold no units: the same table without them
+    bare = perfguard("report", "v.json", cwd=tmp_path)
+    assert " s │" in shown.stdout and " s │" not in bare.stdout
+
+    def words(text: str) -> list[str]:
+        return [line for line in text.splitlines() if line[:1] not in "┏┃┡│└"]
+
+    assert words(bare.stdout) == words(shown.stdout)
     md = perfguard(
         "report", "v.json", "--markdown", "m2.md", "--current", cand, "-b", EXAMPLE / "base.json",
         cwd=tmp_path,
