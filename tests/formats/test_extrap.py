@@ -133,7 +133,9 @@ def write(tmp_path: Path, text: str, name: str = "bad.txt") -> Path:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_fixture_parses_to_expected_set(name: str) -> None:
-    got = formats.load(DATA / name)
+    # the reader's own set (load() then drops parameters with one value, as talpas_sample's
+    # size; see test_a_parameter_with_one_value_is_dropped_with_a_note)
+    got = formats.parse((DATA / name).read_text(encoding="utf-8"), str(DATA / name))
     want = EXPECTED[name][1]
     assert got.parameters == want.parameters
     assert [k.key for k in got.kernels] == [k.key for k in want.kernels]
@@ -158,7 +160,9 @@ def test_exactly_one_sniffer_accepts_each_fixture(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_forced_format_matches_detected(name: str) -> None:
-    assert formats.load(DATA / name, EXPECTED[name][0]) == EXPECTED[name][1]
+    text = (DATA / name).read_text(encoding="utf-8")
+    assert formats.parse(text, str(DATA / name), EXPECTED[name][0]) == EXPECTED[name][1]
+    assert formats.load(DATA / name, EXPECTED[name][0]) == formats.load(DATA / name)
 
 
 def test_all_extrap_formats_are_registered_after_native() -> None:
@@ -536,3 +540,47 @@ def test_extrap_text_round_trip_is_exact(mset: MeasurementSet) -> None:
     text = extrap_text.dumps(mset)
     assert formats.detect(text, "rt.txt") == "extrap-text"
     assert formats.parse(text, "rt.txt") == mset
+
+
+def test_a_parameter_with_one_value_is_dropped_with_a_note(tmp_path: Path) -> None:
+    # p = 64 at every point of a study over n: "no line of 3 points varying only p", exit 2,
+    # where Extra-P models 0.005 + 0.01 n
+    rows = "\n".join(
+        f"DATA {0.005 + 0.01 * n} {0.005 + 0.01 * n}" for n in (100, 200, 400, 800, 1600)
+    )
+    text = tmp_path / "fixed.txt"
+    text.write_text(
+        "PARAMETER n\nPARAMETER p\n"
+        "POINTS ( 100 64 ) ( 200 64 ) ( 400 64 ) ( 800 64 ) ( 1600 64 )\n"
+        f"REGION solve\nMETRIC time\n{rows}\n"
+    )
+    mset = formats.load(text)
+    assert mset.parameters == ("n",)
+    assert [p.at for p in mset.kernels[0].points] == [
+        (100.0,),
+        (200.0,),
+        (400.0,),
+        (800.0,),
+        (1600.0,),
+    ]
+    assert mset.notes == (
+        f"{text}: p=64 at every point: modelled over n (a parameter that does not vary has no effect to model)",
+    )
+    # every parameter fixed: nothing to model over, the set is as read (its own error follows)
+    one = tmp_path / "one.txt"
+    one.write_text("PARAMETER n\nPARAMETER p\nPOINTS ( 1 2 )\nREGION r\nMETRIC time\nDATA 1.0\n")
+    assert formats.load(one).parameters == ("n", "p")
+
+
+def test_a_point_at_a_size_of_zero_is_left_out_with_a_note(tmp_path: Path) -> None:
+    # t = 0, 1, 2, 4, 8, 16 of 5 + 2t: "non-positive parameter values at (0)", exit 2, where
+    # Extra-P gives 5 + 2t
+    sizes = (0, 1, 2, 4, 8, 16)
+    text = tmp_path / "zero.txt"
+    rows = "\n".join(f"DATA {5 + 2 * t}" for t in sizes)
+    text.write_text(
+        f"PARAMETER t\nPOINTS {' '.join(f'( {t} )' for t in sizes)}\nREGION k\nMETRIC time\n{rows}\n"
+    )
+    mset = formats.load(text)
+    assert [p.at for p in mset.kernels[0].points] == [(t,) for t in (1.0, 2.0, 4.0, 8.0, 16.0)]
+    assert "left out 1 point at a parameter value of 0 or less (k at t=0)" in mset.notes[0]
