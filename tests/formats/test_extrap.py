@@ -564,7 +564,8 @@ def test_a_parameter_with_one_value_is_dropped_with_a_note(tmp_path: Path) -> No
         (1600.0,),
     ]
     assert mset.notes == (
-        f"{text}: p=64 at every point: modelled over n (a parameter that does not vary has no effect to model)",
+        f"{text}: p=64 at every point: modelled over n "
+        "(a parameter that does not vary has no effect to model)",
     )
     # every parameter fixed: nothing to model over, the set is as read (its own error follows)
     one = tmp_path / "one.txt"
@@ -579,7 +580,8 @@ def test_a_point_at_a_size_of_zero_is_left_out_with_a_note(tmp_path: Path) -> No
     text = tmp_path / "zero.txt"
     rows = "\n".join(f"DATA {5 + 2 * t}" for t in sizes)
     text.write_text(
-        f"PARAMETER t\nPOINTS {' '.join(f'( {t} )' for t in sizes)}\nREGION k\nMETRIC time\n{rows}\n"
+        f"PARAMETER t\nPOINTS {' '.join(f'( {t} )' for t in sizes)}\n"
+        f"REGION k\nMETRIC time\n{rows}\n"
     )
     mset = formats.load(text)
     assert [p.at for p in mset.kernels[0].points] == [(t,) for t in (1.0, 2.0, 4.0, 8.0, 16.0)]
