@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..defaults import CONFIG_PATH, MEASUREMENTS_PATH
 from ..errors import Interrupted, UsageError
 from .inputs import check_writable
+from .settings import CheckFlags, check_options
 
 if TYPE_CHECKING:
     from ..collection.spec import BenchmarkSpec
@@ -71,6 +72,7 @@ def run(request: RunRequest, measure: Measure) -> RunOutcome:
     from ..formats.native import save
 
     cfg = load_config(request.config)
+    check_options(cfg, CheckFlags())  # a bound's typo fails now, not after the measuring
     if request.budget is not None and not request.budget > 0:
         raise UsageError(f"--budget must be a positive number of seconds, got {request.budget:g}")
     shard = parse_shard(request.shard) if request.shard else None

@@ -83,8 +83,21 @@ def check_options(cfg: Config | None, flags: CheckFlags) -> CheckOptions:
         max_slowdown=slowdown,
         modeler=flags.modeler,
     )
-    parse_rules(options)
+    measured = _measured_parameters(cfg)
+    if measured is None:
+        parse_rules(options)
+    else:  # the config's own benchmarks: their bounds must be in their parameters, now
+        parse_rules(options, measured, [b.name for b in cfg.benchmarks] if cfg else None)
     return options
+
+
+def _measured_parameters(cfg: Config | None) -> tuple[str, ...] | None:
+    """The parameters the config's benchmarks are measured over, where they share one set
+    (a bound in another, ``<= n lgo n``, is then refused before anything is measured)."""
+    if cfg is None or not cfg.benchmarks:
+        return None
+    sets = {tuple(b.parameters or cfg.parameters) for b in cfg.benchmarks}
+    return sets.pop() if len(sets) == 1 and () not in sets else None
 
 
 def expect_rule(text: str) -> ExpectationRule:

@@ -266,3 +266,16 @@ def test_init_writes_a_config_that_run_accepts_and_refuses_to_overwrite(tmp_path
     assert config.read_text() == before
     assert perfguard("init", tmp_path, "--force").returncode == 0
     assert perfguard("init", tmp_path / "missing").returncode == 2
+
+
+def test_a_bound_with_a_typo_fails_before_anything_is_measured(tmp_path: Path) -> None:
+    # `expect: "<= n lgo n"` measured the whole suite, then exited 2 at the check
+    config = project(
+        tmp_path,
+        CUSTOM.replace("  metric: custom\n", '  metric: custom\n  expect: "<= n lgo n"\n', 1),
+    )
+    out = tmp_path / "m.json"
+    done = perfguard("run", "-c", config, "-o", out)
+    assert done.returncode == 2, done.stderr
+    assert "unknown parameter 'lgo' at column 6" in done.stderr and "perfguard.yml:" in done.stderr
+    assert not out.exists()
