@@ -247,6 +247,14 @@ def pair_message(
             f"{numbers.factor(grown)}, less than the baseline's {numbers.factor(grown_before)}; "
             f"only the class posteriors lean {percent(p)} to faster growth"
         )
+    if grown < grown_before:
+        # a class above the baseline's that grew less over these sizes: its fixed cost is
+        # larger, or its term overtakes only further out; say which way each points
+        return (
+            f"{now} now, {before} in the baseline; {percent(p)} confident that its class grows "
+            f"faster; {span} it grew {numbers.factor(grown)}, less than the baseline's "
+            f"{numbers.factor(grown_before)}: the classes part beyond the sizes measured"
+        )
     return (
         f"{now} now, {before} in the baseline; {percent(p)} confident that it grows faster; "
         f"{span} it grows {numbers.factor(grown)}, the baseline {numbers.factor(grown_before)}"

@@ -374,3 +374,26 @@ def test_a_benchmark_that_crashed_at_a_larger_size_is_an_error_not_a_pass():
     passing = dataclasses.replace(current, kernels=current.kernels[:2])
     alone = check(passing, options=CheckOptions(rules=(ExpectationRule("*", "<= n"),)))
     assert alone.status == "error" and measured_exit(exit_code(alone), passing) == 3
+
+
+def test_a_class_regression_still_faster_at_the_target_does_not_fail():
+    # n^(2/3) log^2 n -> n at a tenth of the cost: the classes part only beyond n = 2^29, and
+    # the reason said "grows faster" beside "it grows x64.0, the baseline x100"
+    rng = np.random.default_rng(7)
+    n = 2.0 ** np.arange(4, 11)
+
+    def line(values):
+        noisy = values[:, None] * (1 + 0.01 * rng.standard_normal((len(n), 7)))
+        return Kernel("k", "time", tuple(Point((x,), tuple(v)) for x, v in zip(n, noisy)))
+
+    base = MeasurementSet(("n",), (line(1e-6 * n ** (2 / 3) * np.log2(n) ** 2),))
+    cand = MeasurementSet(("n",), (line(1e-6 * n),))
+    (plain,) = check(cand, base).verdicts
+    (reason,) = [r.message for r in plain.reasons if r.kind == "regression"]
+    assert plain.verdict == "fail"  # no target: the classes decide
+    assert "less than the baseline's" in reason and "classes part beyond" in reason
+    (aimed,) = check(cand, base, CheckOptions(target={"n": 1e6})).verdicts
+    assert aimed.verdict == "inconclusive", aimed.reasons
+    assert any(
+        "stays faster than the baseline up to the target" in r.message for r in aimed.reasons
+    )
