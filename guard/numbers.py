@@ -73,6 +73,12 @@ def percent(p: float, digits: int = 1) -> str:
     return f"{100 * p:.{digits}f}%"
 
 
+def probability(p: float) -> str:
+    """A probability as every table and sentence shows it: cut, never rounded, up (84.49%
+    is ``84.4%``, 99.95% is ``>99.9%``, not 100.0%)."""
+    return ">99.9%" if p > 0.999 else f"{math.floor(p * 1000) / 10:.1f}%"
+
+
 def counted(n: int, noun: str) -> str:
     """``1 kernel``, ``3 kernels``: a count with its noun (plural by an s)."""
     return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -25,3 +25,16 @@ def test_factor_is_short_enough_to_read(ratio: float, long: str, short: str) -> 
 @pytest.mark.parametrize(("n", "text"), [(0, "0 kernels"), (1, "1 kernel"), (2, "2 kernels")])
 def test_counted(n: int, text: str) -> None:
     assert numbers.counted(n, "kernel") == text
+
+
+def test_a_probability_reads_the_same_in_the_table_and_the_reasons():
+    # the table rounded 0.84457 to 84.5% where its reason said "84.4% confident"
+    from guard.checking.sentences import percent
+    from guard.checking.verdicts import Verdict
+    from guard.reporting.terminal import _probability
+
+    assert numbers.probability(0.84457) == "84.4%" == percent(0.84457)
+    assert numbers.probability(0.99995) == ">99.9%"  # never 100.0% for a probability < 1
+    assert numbers.probability(0.0) == "0.0%"
+    verdict = Verdict("k", "time", "inconclusive", probabilities={"regression": 0.84457})
+    assert _probability(verdict) == "84.4%"

@@ -127,7 +127,7 @@ def misfit_message(model: Model) -> str | None:
 
 
 def percent(p: float) -> str:
-    return ">99.9%" if p > 0.999 else f"{math.floor(p * 1000) / 10:.1f}%"
+    return numbers.probability(p)
 
 
 @functools.lru_cache(maxsize=1024)

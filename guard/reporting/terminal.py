@@ -74,4 +74,4 @@ def _change(v: Verdict, short: bool) -> str:
 
 def _probability(v: Verdict) -> str:
     p = decisive_probability(v)
-    return "-" if p is None else numbers.percent(p)
+    return "-" if p is None else numbers.probability(p)
