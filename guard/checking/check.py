@@ -216,7 +216,6 @@ class _CutShort:
     parameter: str
     largest: float  # the candidate's largest size: the largest both measured
     baseline_largest: float
-    ratio: float  # candidate / baseline median at ``largest``
 
 
 _MIN_COMMON = 3  # sizes a baseline cut to the candidate's range keeps at least
@@ -248,13 +247,8 @@ def _common_range(
         if not top < max(p.at[0] for p in k.points):  # cut at the bottom only
             kernels.append(dataclasses.replace(k, points=kept))
             continue
-        at_top = [p for p in kept if p.at[0] == top]
-        ratio = math.nan
-        if at_top and at_top[0].values:
-            cand = [p for p in c.points if p.at[0] == top][0]
-            ratio = float(np.median(cand.values) / np.median(at_top[0].values))
         base_top = max(p.at[0] for p in k.points)
-        cut[k.key] = _CutShort(current.parameters[0], top, base_top, ratio)
+        cut[k.key] = _CutShort(current.parameters[0], top, base_top)
         kernels.append(dataclasses.replace(k, points=kept))
     return dataclasses.replace(baseline, kernels=tuple(kernels)), cut
 
@@ -831,11 +825,8 @@ def _medians(le: LineEvidence) -> np.ndarray:
     return np.array([float(np.median(v)) for v in le.line.values])
 
 
-def _measured_change(
-    pairs: list[tuple[LineEvidence, LineEvidence]], findings: _Findings, why: str
-) -> float | None:
-    """Candidate / baseline as measured at the largest size both runs have (a note; ``why``
-    no model's prediction is used)."""
+def _measured_ratio(pairs: list[tuple[LineEvidence, LineEvidence]]) -> tuple[float, float] | None:
+    """Candidate / baseline point value at the largest size both runs have, and that size."""
     if not pairs:
         return None
     cand, base = pairs[0]
@@ -846,9 +837,19 @@ def _measured_change(
     now = float(cand.group.y[cand.row][cand.group.x == top][0])
     before = float(base.group.y[base.row][base.group.x == top][0])
     ratio = now / before if before > 0 else math.nan
-    if not math.isfinite(ratio) or ratio <= 0:
+    return (ratio, top) if math.isfinite(ratio) and ratio > 0 else None
+
+
+def _measured_change(
+    pairs: list[tuple[LineEvidence, LineEvidence]], findings: _Findings, why: str
+) -> float | None:
+    """Candidate / baseline as measured at the largest size both runs have (a note; ``why``
+    no model's prediction is used)."""
+    measured = _measured_ratio(pairs)
+    if measured is None:
         return None
-    where = numbers.at(cand.parameter, top)
+    ratio, top = measured
+    where = numbers.at(pairs[0][0].parameter, top)
     findings.note(
         Reason(
             "change",
@@ -870,13 +871,14 @@ def _paired(
 
 
 def _cut_message(cut: _CutShort) -> str:
+    """Why the classes were compared over fewer sizes (the change reason gives the ratio at
+    the top size both measured: one figure, not a second statistic of it here)."""
     top = numbers.at(cut.parameter, cut.largest)
-    ratio = "" if math.isnan(cut.ratio) else f"; at {top} it takes {numbers.factor(cut.ratio)}"
     return (
         f"measured only up to {top}, the baseline up to "
         f"{numbers.at(cut.parameter, cut.baseline_largest)}: the candidate reached its time "
-        f"limit sooner, or was given a smaller budget{ratio} the baseline's time; classes "
-        f"compared up to {top} (re-measure with the baseline's sizes to decide)"
+        f"limit sooner, or was given a smaller budget; classes compared up to {top} "
+        "(re-measure with the baseline's sizes to decide)"
     )
 
 
