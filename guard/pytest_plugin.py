@@ -38,10 +38,12 @@ pytest-xdist each worker keeps its own measurements and nothing is written).
 from __future__ import annotations
 
 import functools
+import glob
 import itertools
 import math
 import numbers
 import random
+import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
@@ -321,6 +323,7 @@ class _State:
     json_path: Path | None
     started: str
     kernels: list[tuple[str, tuple[str, ...], Kernel]] = field(default_factory=list)
+    bounds: dict[str, str] = field(default_factory=dict)  # node id -> the marker's expect=
     inconclusive: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -413,6 +416,7 @@ def _run(item: pytest.Function, spec: ScalingSpec) -> None:
     state = item.config.stash[_STATE]
     kernel = _kernel(item, spec)
     state.kernels.append((item.nodeid, spec.parameters, kernel))
+    state.bounds[item.nodeid] = spec.expect
     verdict, code = _judge(kernel, spec)
     expected = f"expected {verdict.expectation} ({_extent(spec)})"
     details = _details(verdict)
@@ -440,12 +444,20 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def _session_measurements(state: _State) -> MeasurementSet:
     """The kernels measured over the first test's parameters (a file has one parameter list)."""
+    kernels = tuple(k for _, k in _session_kernels(state))
+    machine = _machine()
+    return MeasurementSet(
+        state.kernels[0][1], kernels, RunInfo(started=state.started, machine=machine)
+    )
+
+
+def _session_kernels(state: _State) -> list[tuple[str, Kernel]]:
+    """(node id, kernel as the file names it) over the first test's parameters."""
     parameters = state.kernels[0][1]
     chosen = [(nodeid, k) for nodeid, p, k in state.kernels if p == parameters]
     keys = [k.key for _, k in chosen]
     # Same-named tests in different modules or classes would clash: those get their node ids.
-    kernels = tuple(replace(k, name=nodeid) if keys.count(k.key) > 1 else k for nodeid, k in chosen)
-    return MeasurementSet(parameters, kernels, RunInfo(started=state.started, machine=_machine()))
+    return [(n, replace(k, name=n) if keys.count(k.key) > 1 else k) for n, k in chosen]
 
 
 def pytest_terminal_summary(
@@ -468,6 +480,18 @@ def _json_lines(state: _State) -> list[str]:
     parameters = state.kernels[0][1]
     written = sum(1 for _, p, _ in state.kernels if p == parameters)
     lines = [f"wrote {written} scaling measurements to {state.json_path}"]
+    # the file holds measurements, not the markers' bounds: the check that judges it as
+    # these tests did
+    bounds = [
+        f"--expect {shlex.quote(f'{glob.escape(k.name)}={state.bounds[nodeid]}')}"
+        for nodeid, k in _session_kernels(state)
+        if nodeid in state.bounds
+    ]
+    if bounds:
+        lines.append(
+            f"  the markers' bounds are not in the file; check it with them: perfguard check "
+            f"{shlex.quote(str(state.json_path))} {' '.join(bounds)}"
+        )
     lines += [
         f"  left out {nodeid}: its sizes ({', '.join(p)}) differ from ({', '.join(parameters)})"
         for nodeid, p, _ in state.kernels

@@ -7,7 +7,10 @@ contrast far beyond any noise.
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
+from support import perfguard
 
 import guard.checking.check  # noqa: F401  (loaded once here: pytester unloads modules a run imports)
 import guard.pytest_plugin as plugin
@@ -326,6 +329,19 @@ def test_perfguard_json_writes_a_loadable_measurement_file(pytester):
     assert {k.name for k in mset.kernels} == {"test_kernel[scaling]", "test_linear[scaling]"}
     assert all(len(p.values) == 3 for p in quadratic.points)  # min_repetitions, no noise
     assert mset.run.machine["cores"] and mset.run.machine.get("caches") == (cache_sizes() or None)
+
+
+def test_perfguard_json_says_how_to_check_it_with_the_markers_bounds(pytester):
+    # `perfguard check out.json` passed a test the plugin failed: the bounds live in the
+    # markers, not the file; the summary gives the command that judges it as the tests did
+    body = custom("n * n", "<= n") + custom("n", "<= n").replace("test_kernel", "test_linear")
+    result = run(pytester, body, "--perfguard-json=out.json")
+    result.assert_outcomes(passed=1, failed=1)
+    (line,) = [x for x in result.stdout.lines if "check it with them: perfguard check" in x]
+    command = line.split("check it with them: perfguard ", 1)[1]
+    done = perfguard(*shlex.split(command), cwd=pytester.path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "fail test_kernel[scaling]" in done.stdout and "matches no kernel" not in done.stdout
 
 
 def test_perfguard_json_names_clashing_tests_by_node_id(pytester):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import functools
+import glob
 import math
 from collections.abc import Sequence
 
@@ -98,7 +99,8 @@ def unjudged_notes(
         # that looks like a typo of a kernel here is worth a note
         unmatched = [(r, near) for r, near in unmatched if near]
     for rule, near in unmatched[:5]:
-        hint = f"; did you mean {near[0]!r}?" if near else ""
+        # a kernel's name as a glob: [scaling] is a set of characters, [[]scaling] the text
+        hint = f"; did you mean {glob.escape(near[0])!r}?" if near else ""
         notes.append(f"{rule.source}: {rule.pattern!r} matches no kernel here{hint}")
     if len(unmatched) > 5:
         more = len(unmatched) - 5

@@ -140,6 +140,17 @@ def test_a_mistyped_rule_is_named_in_a_check_against_a_baseline_too():
     )
 
 
+def test_a_rule_for_a_name_with_brackets_is_suggested_as_a_glob_that_matches_it():
+    # "'test_sorted[scaling]' matches no kernel here; did you mean 'test_sorted[scaling]'?":
+    # in a glob [scaling] is one character of "scaling"
+    current = mset(kernel("test_sorted[scaling]", runs("n", 8)))
+    rules = (ExpectationRule("test_sorted[scaling]", "<= n", "--expect"),)
+    note = check(current, options=CheckOptions(rules=rules)).notes[-1]
+    assert note.endswith("did you mean 'test_sorted[[]scaling]'?")
+    fixed = (ExpectationRule("test_sorted[[]scaling]", "<= n"),)
+    assert check(current, options=CheckOptions(rules=fixed)).verdicts[0].expectation == "<= n"
+
+
 def test_a_baseline_of_other_kernels_says_nothing_was_compared():
     # a baseline of another suite: it passed with notes that advised "or pass --baseline"
     current = mset(kernel("test_sort", runs("n^2", 8)))
