@@ -12,7 +12,7 @@ import typer
 
 from . import cli_options as o
 from . import defaults as d
-from .errors import Interrupted, PerfguardError
+from .errors import PerfguardError
 from .measuring import measure
 
 __all__ = ["app", "main"]
@@ -278,10 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     except PerfguardError as exc:
         if o.state["debug"]:
             raise
-        if not isinstance(exc, Interrupted):  # interrupted: what was measured is kept
-            from .reporting.console import print_error
+        from .reporting.console import print_error
 
-            print_error(str(exc))
+        print_error(str(exc))
         return exc.exit_code
     except typer.Exit as exc:
         return exc.exit_code

@@ -82,15 +82,15 @@ def model(request: ModelRequest) -> ModelOutcome:
     for path in request.inputs:
         mset = load(path, request.format, request.scaling, request.inclusive)
         notes += mset.notes
-        if name is not None and mset.parameters != (name,):
-            raise UsageError(
-                f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"
-            )
         if at is not None and len(mset.parameters) > 1:
             raise UsageError(
                 f"--predict takes one size, and {path} has {len(mset.parameters)} parameters "
                 f"({', '.join(mset.parameters)}): models of several parameters state no "
                 "prediction interval; model it without --predict"
+            )
+        if name is not None and mset.parameters != (name,):
+            raise UsageError(
+                f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"
             )
         if at is not None and label is None:
             label = numbers.at(name or mset.parameters[0], at)

@@ -90,5 +90,8 @@ def measure_config(cfg: Config, measure: Measure) -> MeasurementSet:
 
     mset = measure(cfg, plan_benchmarks(cfg), run_options(cfg), lambda partial: None)
     if mset.run.interrupted:
-        raise Interrupted("interrupted")
+        raise Interrupted(
+            "interrupted while measuring: nothing was checked or stored (perfguard run -o FILE "
+            "keeps what a run measured)"
+        )
     return mset

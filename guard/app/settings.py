@@ -134,17 +134,26 @@ def parse_size(text: str | None) -> tuple[str | None, float | None]:
     """``--predict``'s ``4096`` or ``n=4096`` -> (parameter name or None, positive size)."""
     if text is None:
         return None, None
+    if "," in text:
+        raise UsageError(
+            f"--predict takes one size such as 4096 or n=4096, got {text!r}: models of several "
+            "parameters state no prediction interval"
+        )
     name, _, value = text.rpartition("=")
     at = _positive(value)
     if at is None:
-        raise UsageError(f"--predict wants a positive size such as 4096 or n=4096, got {text!r}")
+        raise UsageError(
+            f"--predict wants a positive size such as 4096, 2^12 or n=4096, got {text!r}"
+        )
     return (name.strip() or None), at
 
 
 def _positive(text: str) -> float | None:
-    """A finite positive number, or None."""
+    """A finite positive number (``1e6``, or a power as perfguard.yml writes sizes,
+    ``2^20``), or None."""
+    base, power, exponent = text.partition("^")
     try:
-        value = float(text)
-    except ValueError:
+        value = float(base) ** float(exponent) if power else float(text)
+    except (ValueError, OverflowError):
         return None
     return value if 0 < value < float("inf") else None

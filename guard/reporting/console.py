@@ -128,9 +128,9 @@ def print_run_summary(mset: MeasurementSet, output: Path) -> None:
     console.print(run_table(mset, width))
     for line in error_lines(mset):
         console.print(line, soft_wrap=True)
-    state = "interrupted; kept" if mset.run.interrupted else "wrote"
     kernels = counted(len(mset.kernels), "kernel")
-    console.print(escape(f"perfguard run: {state} {kernels} to {output}"))
+    done = f"interrupted; kept {kernels} in" if mset.run.interrupted else f"wrote {kernels} to"
+    console.print(escape(f"perfguard run: {done} {output}"))
 
 
 def print_predictions(

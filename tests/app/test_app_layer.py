@@ -167,6 +167,22 @@ def test_run_keeps_the_output_valid_and_reports_an_interruption(tmp_path: Path) 
     assert load(output).kernels == base.kernels  # what was measured is on disk
 
 
+def test_a_check_that_measures_says_so_when_interrupted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `perfguard ci` stopped by Ctrl-C exited 130 without a word
+    from guard import cli
+
+    base = load(EXAMPLE / "base.json")
+    stopped = replace(base, run=replace(base.run, interrupted=True))
+    config = write_config(
+        tmp_path, "version: 1\nparameters:\n  n: [1, 2]\nbenchmarks:\n  a: {command: 'true'}\n"
+    )
+    monkeypatch.setattr(cli, "measure", replay(stopped, []))
+    assert cli.main(["check", "-c", str(config)]) == 130
+    assert "interrupted while measuring: nothing was checked or stored" in capsys.readouterr().err
+
+
 def test_run_refuses_an_unwritable_output_before_measuring(tmp_path: Path) -> None:
     config = write_config(
         tmp_path, "version: 1\nparameters:\n  n: [1, 2]\nbenchmarks:\n  a: {command: 'true'}\n"
@@ -258,3 +274,17 @@ def test_ci_fail_on_decides_the_exit_code(tmp_path: Path) -> None:
     services = CiServices(replay(load(EXAMPLE / "cand.json"), []), {}, None, lambda line: None)
     assert ci(CiOptions(**common, fail_on="any"), services).exit_code() == 1  # type: ignore[arg-type]
     assert ci(CiOptions(**common, fail_on="never"), services).exit_code() == 0  # type: ignore[arg-type]
+
+
+def test_sizes_are_read_as_perfguard_yml_writes_them_and_a_point_of_several_is_refused() -> None:
+    # `--predict 2^20` was refused although perfguard.yml writes sizes so, and
+    # `--predict n=4096,p=64` read as a parameter named 'n=4096,p'
+    from guard.app.settings import parse_size, parse_target
+
+    assert parse_size("2^20") == (None, 2.0**20)
+    assert parse_size("n=1e6") == ("n", 1e6)
+    assert parse_target("p=2^10") == ("p", 1024.0)
+    with pytest.raises(UsageError, match="takes one size .*several parameters"):
+        parse_size("n=4096,p=64")
+    with pytest.raises(UsageError, match="positive size"):
+        parse_size("2^x")

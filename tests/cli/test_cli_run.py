@@ -147,7 +147,7 @@ hangs:
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
-    assert "interrupted; kept 1 kernel to" in stderr
+    assert "interrupted; kept 1 kernel in" in stderr
     mset = load(out)
     assert mset.run.interrupted
     assert [p.at[0] for p in mset.kernel("hangs", "custom").points] == [8, 16, 32]
