@@ -193,9 +193,11 @@ class _Reader:
             measured |= chosen
         notes = [
             f"{self.doc.path}: {', '.join(kernels)} {'has' if len(kernels) == 1 else 'have'} "
-            f"no iteration rows (--benchmark_report_aggregates_only): each size's {aggregate} "
-            "over the repetitions is read as one value, so the noise between repetitions is "
-            "unknown to the verdict; drop that flag to give it every repetition"
+            f"no iteration rows (--benchmark_report_aggregates_only, or "
+            "--benchmark_display_aggregates_only with the JSON on stdout): each size's "
+            f"{aggregate} over the repetitions is read as one value, so the noise between "
+            "repetitions is unknown to the verdict; drop that flag, or write the file with "
+            "--benchmark_out, to give it every repetition"
             for aggregate, kernels in standing.items()
         ]
         return sorted(out, key=lambda r: r.index), notes

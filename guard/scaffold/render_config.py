@@ -169,7 +169,8 @@ def _placeholder_rules(project: ProjectKind) -> list[tuple[str, str, str]]:
         if project.kind == "pytest-benchmark" and len(numeric) < len(bench.parameters):
             # Text parameters become part of the kernel's name: test_sort[kind=list].
             pattern = f"{bench.name}[[]*"
-            globs.append((pattern, expectation, f"{where}; {bench.name}[kind=...]"))
+            labels = ",".join(f"{p.name}=..." for p in bench.parameters if p not in numeric)
+            globs.append((pattern, expectation, f"{where}; {bench.name}[{labels}]"))
         else:
             exact.append((bench.name, expectation, where))
     # A longer glob first, so test_sort[[]* cannot take test_sort_fast[...]'s kernels.

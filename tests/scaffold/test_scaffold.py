@@ -407,6 +407,23 @@ def test_pytest_benchmark_config_checks_the_existing_results(tmp_path: Path) -> 
     assert "test_flat" in text  # the note on the unparametrized test
 
 
+def test_a_rule_for_text_parameters_names_them_in_its_comment(tmp_path: Path) -> None:
+    # the comment read "test_grid[kind=...]" whatever the parameter was called
+    files = {
+        "pyproject.toml": PYTEST_PROJECT["pyproject.toml"],
+        "tests/test_grid.py": """
+import pytest
+
+@pytest.mark.parametrize("n", [100, 200, 400, 800, 1600])
+@pytest.mark.parametrize("variant", ["list", "tuple"])
+def test_grid(benchmark, n, variant):
+    pass
+""",
+    }
+    text = rendered(render_init(make(tmp_path, files)))[str(CONFIG_PATH)]
+    assert "test_grid[variant=...]" in text and "test_grid[kind=" not in text
+
+
 def test_pytest_benchmark_without_tests_leaves_rules_to_the_user(tmp_path: Path) -> None:
     make(tmp_path, {"requirements.txt": "pytest-benchmark\n"})
     path = tmp_path / "perfguard.yml"
