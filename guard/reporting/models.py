@@ -13,7 +13,7 @@ from ..defaults import PREDICTION_LEVEL
 from ..modeling import ModelingResult
 from ..modeling.details import ClassConfidence, DriftDetail, NoiseDetail, PredictionDetail
 from ..modeling.evidence import FEW_POINTS, FEW_POINTS_QUANTILE
-from ..modeling.growth import misfit_model
+from ..modeling.growth import misfit_model, predicts_nothing
 from ..modeling.pmnf import Model
 from .summary import class_text, formula_text
 from .tables import Column, fit
@@ -46,7 +46,7 @@ def models_table(
         columns.append(
             Column(
                 f"{predicted} ({level:.0%})",
-                tuple(_prediction(m.extra("prediction")) for m in models),
+                tuple(_prediction(m) for m in models),
             )
         )
     return fit(columns, width)
@@ -78,8 +78,13 @@ def _sure(m: Model) -> str:
     return "-" if conf is None or misfit_model(m) else f"{conf.probability:.0%}"
 
 
-def _prediction(detail: PredictionDetail | None) -> str:
-    if detail is None:
+def _prediction(m: Model) -> str:
+    """The value and interval at --predict's size; none where the model's formula means
+    nothing there: no class fits, it grows beyond every class, or it falls (the constant
+    shown is only the least bad class of a kernel that keeps falling: its interval spanned
+    eighty orders of magnitude)."""
+    detail: PredictionDetail | None = m.extra("prediction")
+    if detail is None or predicts_nothing(m) or m.extra("falls"):
         return "-"
     p = detail.prediction
     value, low, high = (numbers.compact(v) for v in (p.value, p.low, p.high))

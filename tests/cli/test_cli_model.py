@@ -239,6 +239,21 @@ def _two_parameter_file(path: Path, seed: int) -> Path:
     return path
 
 
+def test_a_falling_kernel_predicts_no_interval_in_the_table(tmp_path: Path) -> None:
+    # 100 / p + 0.5 read as its nearest constant: "5.38 [5.25e-39..7.35e42]" at p=1024
+    ps = (1, 2, 4, 8, 16, 32)
+    rows = "\n".join(f"DATA {100 / p + 0.5} {100 / p * 1.02 + 0.5}" for p in ps)
+    path = tmp_path / "strong.txt"
+    path.write_text(
+        f"PARAMETER p\nPOINTS {' '.join(f'( {p} )' for p in ps)}\n"
+        f"REGION main\nMETRIC time\n{rows}\n"
+    )
+    table = perfguard("model", path, "--predict", "1024", env={"COLUMNS": "160"})
+    assert table.returncode == 0, table.stderr
+    (row,) = [line for line in table.stdout.splitlines() if line.startswith("│ main")]
+    assert "[" not in row and "falls" in table.stderr
+
+
 @pytest.mark.parametrize("modeler", ["default", "adaptive"])
 def test_json_is_byte_identical_across_runs_for_noisy_and_multi_parameter_input(
     tmp_path: Path, modeler: str
