@@ -57,6 +57,7 @@ from .sentences import (
     bound_message,
     class_text,
     misfit_message,
+    missing_notes,
     pair_message,
     percent,
     shown_class,
@@ -178,34 +179,11 @@ def check(
         for e in current.run.errors
         if e.benchmark not in measured
     )
-    notes += _missing_notes(baseline, now)
+    notes += missing_notes(baseline, set(now))
     notes += unjudged_notes(verdicts, [rule for rule, _ in rules], ceiling, baseline is not None)
     not_run = tuple(dict.fromkeys(e.benchmark for e in current.run.errors))
     return CheckReport(
         tuple(ranked), opts.strict, opts.confidence, dict(opts.target), notes, not_run
-    )
-
-
-def _missing_notes(
-    baseline: MeasurementSet | None, now: Mapping[tuple[str, str], KernelAnalysis]
-) -> tuple[str, ...]:
-    """The baseline's kernels the current run lacks: each by name, or where the two share no
-    kernel at all, one note that says so (a baseline of another suite compares nothing)."""
-    if baseline is None:
-        return ()
-    missing = [k for k in baseline.kernels if k.key not in now]
-    if missing and len(missing) == len(baseline.kernels):
-        names = list(dict.fromkeys(k.name for k in missing))
-        shown = ", ".join(names[:5])
-        more = f" and {len(names) - 5} more" if len(names) > 5 else ""
-        return (
-            f"the baseline shares no kernel with the current measurements, so nothing was "
-            f"compared (the baseline has {shown}{more}): pass the baseline run of the same "
-            "benchmarks",
-        )
-    return tuple(
-        f"{k.name} ({k.metric}) is in the baseline but not in the current measurements"
-        for k in missing
     )
 
 
@@ -428,7 +406,7 @@ class _Judge:
                 f"{DECIDING_POINTS} to decide"
             )
         if len(self.parameters) == 1 and misfit_model(model):
-            # a class no class fits says nothing: a bound or baseline it exceeds is not
+            # a model no class fits says nothing: a bound or baseline its class exceeds is not
             # exceeded by the kernel (the misfit reason replaces these findings, _misfit)
             findings.weak = findings.weak or "no class fits the measured values"
         probabilities: dict[str, float] = {}

@@ -13,11 +13,12 @@ import fnmatch
 import functools
 import glob
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
 from .. import numbers
+from ..measurements import MeasurementSet
 from ..modeling.analysis import LineEvidence
 from ..modeling.evidence import SPACE, Evidence
 from ..modeling.growth import misfit
@@ -36,6 +37,7 @@ __all__ = [
     "bound_message",
     "class_text",
     "misfit_message",
+    "missing_notes",
     "pair_message",
     "percent",
     "shown_class",
@@ -107,6 +109,29 @@ def unjudged_notes(
         verb = "matches" if more == 1 else "match"
         notes.append(f"{numbers.counted(more, 'more rule')} {verb} no kernel here")
     return tuple(notes)
+
+
+def missing_notes(
+    baseline: MeasurementSet | None, now: Collection[tuple[str, str]]
+) -> tuple[str, ...]:
+    """The baseline's kernels the current run lacks: each by name, or where the two share no
+    kernel at all, one note that says so (a baseline of another suite compares nothing)."""
+    if baseline is None:
+        return ()
+    missing = [k for k in baseline.kernels if k.key not in now]
+    if missing and len(missing) == len(baseline.kernels):
+        names = list(dict.fromkeys(k.name for k in missing))
+        shown = ", ".join(names[:5])
+        more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+        return (
+            f"the baseline shares no kernel with the current measurements, so nothing was "
+            f"compared (the baseline has {shown}{more}): pass the baseline run of the same "
+            "benchmarks",
+        )
+    return tuple(
+        f"{k.name} ({k.metric}) is in the baseline but not in the current measurements"
+        for k in missing
+    )
 
 
 def misfit_message(model: Model) -> str | None:

@@ -71,3 +71,15 @@ def render_project(
 def render_init(root: Path) -> list[InitFile]:
     """The files ``perfguard init`` would write for the project at ``root``; writes nothing."""
     return render_project(detect_project(root))
+
+
+def _register_builtin() -> None:
+    # The detectors register on import (detect.py holds the registry, they import it); the
+    # order is precedence among equals: pytest-benchmark tests before asv, and the plain
+    # scaffold, found everywhere, last.
+    from . import pytest_benchmark  # noqa: F401, I001
+    from . import asv  # noqa: F401
+    from . import plain  # noqa: F401
+
+
+_register_builtin()

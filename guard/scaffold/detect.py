@@ -105,14 +105,3 @@ def _installable(root: Path) -> bool:
         return True
     text = read_text(root / "pyproject.toml") or ""
     return bool(re.search(r"^\s*\[(project|build-system|tool\.poetry)\]", text, re.MULTILINE))
-
-
-def _register_builtin() -> None:
-    # Registration order is precedence among equals: pytest-benchmark tests before asv,
-    # and the plain scaffold, found everywhere, last.
-    from . import pytest_benchmark  # noqa: F401, I001
-    from . import asv  # noqa: F401
-    from . import plain  # noqa: F401
-
-
-_register_builtin()
