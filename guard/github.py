@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -55,6 +56,10 @@ MAX_WAIT = 60.0  # seconds; a CI job should fail rather than idle through an hou
 ACTIONS_BOT = "github-actions[bot]"  # who comments with a workflow's GITHUB_TOKEN
 MAX_PAGES = 100  # 10,000 comments; beyond that something is wrong, so stop rather than loop
 REDACTED = "***"
+# an Authorization header's value, or a GitHub token by its prefix, wherever text echoes one
+_CREDENTIAL = re.compile(
+    r"((?:bearer|token|basic)\s+)[\w.=:+/-]{12,}|\b(?:gh[pousr]_|github_pat_)\w+", re.IGNORECASE
+)
 _LEVELS = ("error", "warning", "notice")
 _INTEGRATION_403 = "resource not accessible by integration"
 
@@ -337,7 +342,7 @@ class GitHubClient:
     ) -> int | None:
         """The first marked comment the token's own identity wrote (asked only if needed)."""
         comments = self._comments(repository, number)
-        marked = [c for c in comments if marker in _text(c.get("body"))]
+        marked = [c for c in comments if _text(c.get("body")).startswith(marker)]
         if not marked:
             return None
         me = (author or self.identity()).lower()
@@ -464,13 +469,13 @@ class GitHubClient:
         except requests.RequestException as exc:
             raise GitHubError(self._redact(f"{what}: {type(exc).__name__}: {exc}")) from None
         if _is_transient(response):
-            reason = f"HTTP {response.status_code}: {_github_message(response)}"
+            reason = f"HTTP {response.status_code}: {_github_message(response, self._redact)}"
             raise _Transient(what, reason, response.status_code, self._server_wait(response))
         return response
 
     def _checked(self, response: requests.Response, number: int, *, fork: bool) -> Any:
         status = response.status_code
-        message = self._redact(_github_message(response))
+        message = _github_message(response, self._redact)
         if _is_forbidden(status, message, fork):
             raise _Forbidden(_forbidden_notice(number, status, message, fork))
         if not 200 <= status < 300:
@@ -499,7 +504,12 @@ class GitHubClient:
         }
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._token, REDACTED)
+        """``text`` without the token, in any case, nor anything that looks like a credential
+        (``Bearer ...``, ``ghs_...``): an API or proxy that echoes the request's headers
+        must not put a part of one into a public log."""
+        if self._token:
+            text = re.sub(re.escape(self._token), REDACTED, text, flags=re.IGNORECASE)
+        return _CREDENTIAL.sub(lambda m: (m.group(1) or "") + REDACTED, text)
 
 
 def _checked_token(token: str) -> str:
@@ -543,14 +553,16 @@ def _retry_after(value: str, now: float) -> float | None:
         return None
 
 
-def _github_message(response: requests.Response) -> str:
+def _github_message(response: requests.Response, redact: Callable[[str], str]) -> str:
+    """GitHub's ``message``, else the start of the body: redacted before it is cut, so a
+    credential across the cut cannot survive in part."""
     try:
         data = response.json()
     except ValueError:
-        return response.text.strip()[:200] or response.reason or "no message"
+        return redact(response.text.strip())[:200] or response.reason or "no message"
     if isinstance(data, Mapping) and isinstance(data.get("message"), str):
-        return data["message"]
-    return json.dumps(data)[:200]
+        return redact(data["message"])[:500]
+    return redact(json.dumps(data))[:200]
 
 
 def _is_forbidden(status: int, message: str, fork: bool) -> bool:

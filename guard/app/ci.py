@@ -219,19 +219,21 @@ def publish(
         return f"perfguard: no comment (--comment {comment}, status {report.status})"
     with session_factory() as session:
         client = GitHubClient(session, context.api_url, _token(environ))
-        number = _pull_request(client, context)
-        if number is None:
-            return (
-                f"perfguard: no open pull request has head {context.head_sha[:12]} in "
-                f"{context.head_repository or context.repository}; nothing to comment on"
-            )
-        if claimed is not None and claimed != number:
-            raise UsageError(
-                f"{folder}/pr.json names #{claimed}, but the run's head commit belongs to "
-                f"#{number}: refusing to comment"
-            )
-        body = render_markdown(report)
-        result = client.upsert_comment(context.repository, number, body)
+        try:
+            number = _pull_request(client, context)
+            if number is None:
+                return (
+                    f"perfguard: no open pull request has head {context.head_sha[:12]} in "
+                    f"{context.head_repository or context.repository}; nothing to comment on"
+                )
+            if claimed is not None and claimed != number:
+                raise UsageError(
+                    f"{folder}/pr.json names #{claimed}, but the run's head commit belongs to "
+                    f"#{number}: refusing to comment"
+                )
+            result = client.upsert_comment(context.repository, number, render_markdown(report))
+        except GitHubError as exc:  # a broken API fails nothing: the check already decided
+            return annotation("warning", f"no pull-request comment: {exc}", title="perfguard")
     return f"perfguard: comment {result.action}" + (f": {result.message}" if result.message else "")
 
 

@@ -116,14 +116,27 @@ def benchmark_environment(environ: Mapping[str, str]) -> dict[str, str]:
 
     Benchmarks are the pull request's code.  Whatever holds a token -- GITHUB_TOKEN,
     GH_TOKEN, PERFGUARD_TOKEN, the action input INPUT_GITHUB-TOKEN, ACTIONS_RUNTIME_TOKEN
-    and the OIDC request pair, any *SECRET* or *PASSWORD* -- and every ACTIONS_* runner
-    channel (cache, results and runtime URLs) is left out.
+    and the OIDC request pair, any *SECRET* or *PASSWORD* -- every ACTIONS_* runner
+    channel (cache, results and runtime URLs), and the files through which a step sets
+    the next steps' environment, PATH, outputs and summary (GITHUB_ENV, GITHUB_PATH, ...:
+    a benchmark writing BASH_ENV there would run code in the step that holds the token)
+    are left out.  This is hygiene, not a wall: a benchmark runs as the same user as
+    perfguard and can read its parent's environment; what keeps a token from a pull
+    request's code is that the process measuring it holds none (docs/security.md).
     """
     return {
         name: value
         for name, value in environ.items()
-        if not _CREDENTIAL.search(name) and not name.upper().startswith("ACTIONS_")
+        if not _CREDENTIAL.search(name)
+        and not name.upper().startswith("ACTIONS_")
+        and name.upper() not in _STEP_FILES
     }
+
+
+# the runner's files a step writes to change later steps (environment, PATH, outputs)
+_STEP_FILES = frozenset(
+    ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY")
+)
 
 
 def _environment(metric: str) -> dict[str, str]:

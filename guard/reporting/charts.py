@@ -21,7 +21,8 @@ MAX_POINTS = 12
 # (hex for mermaid, a square of that colour for the markdown legend), in plotting order
 PALETTE = (("#1f77b4", "🟦"), ("#ff7f0e", "🟧"), ("#2ca02c", "🟩"), ("#9467bd", "🟪"))
 _PREFIXES = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
-_UNSAFE = re.compile(r"[`<>;\\\x00-\x1f\x7f]")  # ; ends a mermaid statement
+# ; ends a mermaid statement; %%{...}%% is a directive anywhere in the diagram's text
+_UNSAFE = re.compile(r"[`<>;%{}\\\x00-\x1f\x7f]")
 _LABEL_LENGTH = 60
 
 

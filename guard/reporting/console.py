@@ -75,9 +75,10 @@ def print_check(report: CheckReport, measured: MeasurementSet | None = None) -> 
         name = f"{v.kernel} ({v.metric})" if several else v.kernel
         for line in shown_reasons(v):
             style = STYLES[v.verdict]
-            console.print(f"[{style}]{v.verdict}[/] {escape(name)}: {escape(line)}", soft_wrap=True)
+            text = f"{one_line(name)}: {one_line(line)}"
+            console.print(f"[{style}]{v.verdict}[/] {escape(text)}", soft_wrap=True)
     for note in report.notes:
-        console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True)
+        console.print(f"[yellow]note[/] {escape(one_line(note))}", soft_wrap=True)
     style = STYLES[report.status]
     console.print(f"[{style}]perfguard check: {report.status}[/] ({counts_sentence(report)})")
 
@@ -100,7 +101,7 @@ def print_notes(notes: Sequence[str]) -> None:
     """One stderr line per note."""
     console = err()
     for note in notes:
-        console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True)
+        console.print(f"[yellow]note[/] {escape(one_line(note))}", soft_wrap=True)
 
 
 def print_models(
@@ -155,7 +156,7 @@ def print_init(outcome: InitOutcome) -> None:
     for path in outcome.written:
         console.print(f"[green]wrote[/] {escape(str(path))}")
     for note in outcome.notes:
-        console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True)
+        console.print(f"[yellow]note[/] {escape(one_line(note))}", soft_wrap=True)
     console.print(
         "next: replace the placeholder expectations in perfguard.yml, then commit both files"
     )
@@ -181,7 +182,14 @@ def print_timeline(db: Path, rows: Sequence[TimelineRow]) -> None:
 
 def print_error(message: str) -> None:
     """``perfguard: error: MESSAGE`` on stderr: one line, whatever the message holds."""
-    err().print(f"[red]perfguard: error:[/] {escape(message)}", soft_wrap=True)
+    err().print(f"[red]perfguard: error:[/] {escape(one_line(message))}", soft_wrap=True)
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: names and messages come from benchmark files, and a line break
+    in one would start a line of its own, which a CI runner reads for workflow commands
+    (``::error::...``, ``::add-mask::``)."""
+    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def print_aborted() -> None:

@@ -99,6 +99,43 @@ def test_the_benchmarks_step_has_no_token_and_the_comment_step_has_it() -> None:
     assert holders == [comment["name"], "Publish a report another workflow run measured"]
 
 
+def test_every_check_that_wrote_a_report_comments_a_crash_too(tmp_path: Path) -> None:
+    # exit 3 (a benchmark crashed, status error) skipped the comment step, so the pull
+    # request kept the previous run's "pass" comment
+    import os
+    import subprocess
+
+    comment = {s.get("name", ""): s for s in steps_of(ACTION)}[
+        "Comment on the pull request (the only step with the token)"
+    ]
+    assert "steps.ci.outputs.code" not in comment["if"]
+    calls = tmp_path / "calls.txt"
+    stub = tmp_path / "bin" / "perfguard"
+    stub.parent.mkdir()
+    stub.write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
+    stub.chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{stub.parent}:{os.environ['PATH']}",
+        "PERFGUARD_COMMENT": "always",
+    }
+    work = tmp_path / "repo"
+    work.mkdir()
+    none = subprocess.run(
+        ["bash", "-c", comment["run"]], cwd=work, env=env, capture_output=True, text=True
+    )
+    assert none.returncode == 0 and "no report was written" in none.stdout and not calls.exists()
+    (work / ".perfguard" / "report").mkdir(parents=True)
+    (work / ".perfguard" / "report" / "verdicts.json").write_text("{}")
+    done = subprocess.run(
+        ["bash", "-c", comment["run"]], cwd=work, env=env, capture_output=True, text=True
+    )
+    assert (
+        done.returncode == 0
+        and calls.read_text() == "ci --publish .perfguard/report --comment always\n"
+    )
+
+
 def test_the_setup_action_installs_perfguard_from_its_own_checkout() -> None:
     (python, install) = steps_of(SETUP)
     assert python["uses"].startswith("actions/setup-python@")

@@ -167,6 +167,16 @@ def test_a_marked_comment_by_anyone_else_is_never_edited(httpserver, client):
     assert not any(r.method == "PATCH" for r, _ in httpserver.log)
 
 
+def test_the_same_bots_comment_that_only_quotes_the_marker_is_not_edited(httpserver, client):
+    # every workflow comments as github-actions[bot]: a welcome bot quoting a description
+    # that holds the marker mid-body was overwritten with the report
+    quoting = {"id": 5, "body": f"Welcome! You wrote:\n> {MARKER}", "user": BOT}
+    fake = FakeGitHub(httpserver, [quoting])
+    assert client.upsert_comment(REPO, PR, "report").action == "created"
+    assert fake.comments[0]["body"] == f"Welcome! You wrote:\n> {MARKER}"
+    assert not any(r.method == "PATCH" for r, _ in httpserver.log)
+
+
 def test_a_personal_token_comments_as_its_user(httpserver, client):
     mine = {"id": 9, "body": f"{MARKER}\nold", "user": {"login": "perf-bot", "type": "User"}}
     FakeGitHub(httpserver, [{"id": 6, "body": f"{MARKER}\nx", "user": BOT}, mine])
@@ -316,6 +326,30 @@ def test_the_token_never_leaks(httpserver, client, caplog, status):
         assert TOKEN not in text
     if status == 500:
         assert "retry 1 of 2" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x" * 150 + " Authorization: Bearer {token}",  # the cut at 200 falls inside the token
+        '{{"error": "' + "y" * 160 + ' bearer {lower}"}}',  # JSON without a message
+        "echo: authorization: BEARER {lower}",  # another case
+    ],
+)
+def test_no_part_of_the_token_survives_a_body_cut_short(httpserver, client, body):
+    # a 502 echoing the request's headers: 39 of the token's 40 characters reached the log,
+    # redaction ran after the body was cut at 200 characters
+    def handler(request: Request) -> Response:
+        text = body.format(token=TOKEN, lower=TOKEN.lower())
+        return Response(text, status=502, content_type="text/plain")
+
+    httpserver.expect_request(LIST_PATH).respond_with_handler(handler)
+    with pytest.raises(GitHubError) as caught:
+        client.upsert_comment(REPO, PR, "report")
+    text = str(caught.value)
+    assert "HTTP 502" in text
+    for n in range(8, len(TOKEN) + 1):
+        assert TOKEN[:n].lower() not in text.lower()
 
 
 def test_the_forbidden_notice_redacts_the_token(httpserver, client):

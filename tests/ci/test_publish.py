@@ -99,6 +99,24 @@ def test_an_artifact_naming_another_pull_request_comments_nowhere(
     assert posted == {}
 
 
+def test_a_broken_api_is_a_warning_not_a_failed_job(
+    tmp_path: Path, httpserver: HTTPServer, verdicts: dict
+) -> None:
+    # the comment step exited 2 when listing the comments failed: a passing pull request's
+    # job went red whenever GitHub's API did
+    httpserver.expect_request(f"/repos/octo/widget/commits/{HEAD}/pulls").respond_with_json([])
+    httpserver.expect_request("/repos/octo/widget/pulls").respond_with_json(
+        [pull(7, HEAD, "contributor/widget")]
+    )
+    httpserver.expect_request(OWN, method="GET").respond_with_json(
+        {"message": "Must have admin rights to Repository."}, status=403
+    )
+    done = publish(artifact(tmp_path, verdicts, {"number": 7}), httpserver)
+    assert done.returncode == 0, done.stderr
+    assert "::warning title=perfguard::no pull-request comment" in done.stdout
+    assert "HTTP 403" in done.stdout and TOKEN not in done.stdout + done.stderr
+
+
 def test_no_open_pull_request_for_the_head_commit_is_no_comment(
     tmp_path: Path, httpserver: HTTPServer, verdicts: dict
 ) -> None:

@@ -137,3 +137,25 @@ def test_one_config_serves_files_of_other_parameters(tmp_path):
     r = perfguard("check", ranks, cwd=tmp_path)
     assert r.returncode == 2
     assert "perfguard.yml:3: * (the bound of solve): invalid expectation '<= n^2'" in r.stderr
+
+
+def test_no_name_from_a_file_starts_a_line_of_its_own(tmp_path):
+    # a kernel named "x\n::error::..." printed a line a CI runner reads as a workflow command
+    from guard.measurements import Kernel, MeasurementSet, Point
+
+    points = tuple(Point((float(n),), (n * 1e-6, n * 1.01e-6)) for n in (8, 16, 32, 64, 128))
+    name = "sort\n::error title=Security::rotate your token\r\n::add-mask::perfguard"
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(MeasurementSet(("n",), (Kernel(name, "time", points),)).to_json()))
+    done = perfguard("check", path, "--expect", "*=<= 1")
+    assert done.returncode == 1, done.stderr
+    lines = (done.stdout + done.stderr).splitlines()
+    assert lines and not any(line.lstrip().startswith("::") for line in lines)
+    assert "sort\\n::error title=Security" in done.stdout  # shown, escaped, in the reasons
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        '{"schema": "perfguard/verdicts@1", "status": "pass", "target": {"n\\n::error::x": "y"}}'
+    )
+    refused = perfguard("report", bad)
+    assert refused.returncode == 2
+    assert not any(line.startswith("::") for line in refused.stderr.splitlines())

@@ -124,3 +124,11 @@ def test_the_scrubbed_environment_keeps_everything_else() -> None:
         "GITHUB_SHA": "abc",
         "CI": "true",
     }
+
+
+def test_benchmarks_cannot_set_the_next_steps_environment() -> None:
+    # GITHUB_ENV passed through: a benchmark writing BASH_ENV=evil.sh there would run it in
+    # the comment step, the one that holds the token
+    files = {n: f"/runner/{n.lower()}" for n in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT")}
+    files |= {"GITHUB_STATE": "/runner/s", "GITHUB_STEP_SUMMARY": "/runner/summary"}
+    assert benchmark_environment({**files, "GITHUB_SHA": "abc"}) == {"GITHUB_SHA": "abc"}

@@ -402,3 +402,12 @@ def test_a_flood_of_notes_is_cut_with_the_note_kept() -> None:
     assert text.startswith("## perfguard: ❌ fail") and text.endswith(
         "see the job summary / artifact\n"
     )
+
+
+def test_a_chart_label_holds_no_mermaid_directive():
+    # a kernel named "%%{init: {'theme':'dark'}}%% x" reached the chart's title, where
+    # mermaid reads a directive anywhere in the diagram's text
+    from guard.reporting.charts import label
+
+    text = label("%%{init: {'theme':'dark', 'themeCSS': 'x'}}%% sort; `a` <b>")
+    assert not set(text) & set("%{};`<>") and "sort" in text
