@@ -2,7 +2,11 @@
 
 Kernels are matched by (name, metric); the same point in two sets pools its
 repetitions. Sets must share their parameters and, when they name one, their
-commit: joining two commits' measurements would make a regression out of nothing.
+commit: joining two commits' measurements would make a regression out of nothing; nor may
+a clean and a dirty run of that commit (two source trees) be pooled. A kernel whose every
+repetition another set already holds (a merged file beside one of its shards, a
+reformatted copy) is refused: its repetitions would count twice, and the noise read off
+them would be too small.
 """
 
 from __future__ import annotations
@@ -33,8 +37,16 @@ def merge_sets(sets: Sequence[tuple[str, MeasurementSet]]) -> MeasurementSet:
 def _kernels(sets: Sequence[tuple[str, MeasurementSet]]) -> tuple[Kernel, ...]:
     table: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
     units: dict[tuple[str, str], str | None] = {}
-    for _, mset in sets:
+    owner: dict[tuple[str, str], str] = {}  # the first file of each kernel
+    for path, mset in sets:
         for kernel in mset.kernels:
+            if kernel.key in table and _repeated(kernel, table[kernel.key]):
+                raise UsageError(
+                    f"{path} repeats {owner[kernel.key]}'s measurements of {kernel.name} "
+                    f"({kernel.metric}): every repetition is already there (a merged file "
+                    "beside one of its shards, or a copy); merging would count them twice"
+                )
+            owner.setdefault(kernel.key, path)
             points = table.setdefault(kernel.key, {})
             units.setdefault(kernel.key, kernel.unit)
             for point in kernel.points:
@@ -46,15 +58,32 @@ def _kernels(sets: Sequence[tuple[str, MeasurementSet]]) -> tuple[Kernel, ...]:
     )
 
 
+def _repeated(kernel: Kernel, known: dict[tuple[float, ...], list[float]]) -> bool:
+    """Whether every repetition of ``kernel``, at every point, is among those already read
+    for it: two independent timings never agree to the last digit at every point, and a
+    deterministic count measured twice adds nothing a merge is for (shards split kernels)."""
+    return all(
+        point.at in known and set(point.values) <= set(known[point.at]) for point in kernel.points
+    )
+
+
 def _run(sets: Sequence[tuple[str, MeasurementSet]]) -> RunInfo:
     commits = {(path, m.run.commit) for path, m in sets if m.run.commit is not None}
     distinct = sorted({c for _, c in commits})
     if len(distinct) > 1:
         where = ", ".join(f"{p}: {c[:12]}" for p, c in sorted(commits))
-        raise UsageError(f"the files measured different commits ({where}); merge one commit's")
+        raise UsageError(
+            f"the files measured different commits ({where}); merge the runs of one commit"
+        )
     runs = [m.run for _, m in sets]
     starts = sorted(r.started for r in runs if r.started is not None)
     dirty = [r.dirty for r in runs if r.dirty is not None]
+    if distinct and len(set(dirty)) > 1:
+        where = ", ".join(f"{p}: {'dirty' if m.run.dirty else 'clean'}" for p, m in sets)
+        raise UsageError(
+            f"the files measured {distinct[0][:12]} with and without uncommitted changes "
+            f"({where}); merge runs of one source tree"
+        )
     return RunInfo(
         commit=distinct[0] if distinct else None,
         branch=next((r.branch for r in runs if r.branch is not None), None),

@@ -21,8 +21,9 @@ still share a kernel name (the command does not use them, e.g. they only feed
 
 A result at a size of 0 or less (``-P n 0 8``: the empty input) is left out with a note:
 no class is a function there. Runs that exited non-zero (kept by ``hyperfine -i``) are
-read as they are, with a note naming the sizes: the time of a command that failed early
-may not be the time of the work.
+read as they are, with a note naming the sizes, and recorded as the run's errors (so
+``check`` reads that kernel as an ``error``, exit 3): the time of a command that failed
+early is not the time of the work.
 
 Values are ``times`` in seconds, or ``[mean]`` when a file has no ``times``. Metric
 ``time``, unit ``s``. hyperfine records no commit or machine, so the run info is empty.
@@ -38,7 +39,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..measurements import MeasurementSet, RunInfo
+from ..measurements import MeasurementSet, RunError, RunInfo
 from . import Importer, register
 from ._common import DEFAULT_METRIC, SNIFF_BYTES, KernelTable, top_level_keys
 from ._json_lines import JsonFile, shown
@@ -235,12 +236,16 @@ def _parse(text: str, path: str) -> MeasurementSet:
     table = KernelTable()
     at_zero: list[tuple[str, str]] = []  # -P n 0 8: the empty input, which no class can model
     failed: dict[str, list[str]] = {}  # kernel -> where its runs exited non-zero (hyperfine -i)
+    errors: dict[str, RunError] = {}  # kernel -> its first failed point, as a run error
     for name, result in zip(_kernel_names(results, reader.numeric), results):
         at = tuple(float(result.parameters[p]) for p in reader.numeric)
         where = ", ".join(f"{p}={result.parameters[p]}" for p in reader.numeric)
         if result.failed:
             codes = ", ".join(map(str, result.failed))
             failed.setdefault(name, []).append(f"{where} (exit code {codes})")
+            point = dict(zip(reader.numeric, at))
+            message = f"exited non-zero (exit code {codes}); hyperfine -i timed it anyway"
+            errors.setdefault(name, RunError(name, "crash", message, point))
         if min(at) <= 0:
             at_zero.append((name, where))
             continue
@@ -251,7 +256,10 @@ def _parse(text: str, path: str) -> MeasurementSet:
         "as they are, so check that they did the work"
         for name, where in failed.items()
     ]
-    return doc.measurement_set(reader.numeric, kernels, RunInfo(), notes)
+    # a command that failed is a benchmark that did not run: check reads its kernel as an
+    # error (exit 3), as perfguard run's own crashes, not the time of a failure as a class
+    run = RunInfo(errors=tuple(errors.values()))
+    return doc.measurement_set(reader.numeric, kernels, run, notes)
 
 
 register(Importer("hyperfine", _sniff, _parse))

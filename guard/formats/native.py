@@ -29,10 +29,18 @@ def save(mset: MeasurementSet, path: str | Path) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(dumps(mset))
+        os.chmod(tmp, _created_mode())  # mkstemp's 0600, else: as any file written here
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _created_mode() -> int:
+    """The mode ``open()`` would give a new file under the process's umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def _sniff(text: str) -> bool:

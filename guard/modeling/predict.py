@@ -187,7 +187,12 @@ def _positive(raw: str, where: str) -> float:
         raise UsageError(f"{where}: {raw.strip()!r} is not a number") from None
     if not np.isfinite(value) or value <= 0:
         raise UsageError(f"{where}: expected a positive number, got {raw.strip()}")
+    if value > _LARGEST:  # the trees read single precision: 1e60 is infinite to them
+        raise UsageError(f"{where}: {raw.strip()} is too large to predict at (at most 1e30)")
     return value
+
+
+_LARGEST = 1e30
 
 
 class PredictionRow(TypedDict):

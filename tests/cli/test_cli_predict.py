@@ -341,6 +341,8 @@ def test_parse_point():
         ("n=-3,bx=2", "expected a positive number, got -3"),
         ("n=inf,bx=2", "expected a positive number, got inf"),
         ("n=x,bx=2", "'x' is not a number"),
+        # a traceback and exit 1 from the trees' single precision
+        ("n=1e60,bx=2", "1e60 is too large to predict at (at most 1e30)"),
     ],
 )
 def test_parse_point_rejects(text, fragment):

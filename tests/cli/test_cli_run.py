@@ -12,9 +12,12 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from support import perfguard
 
+from guard.errors import UsageError
 from guard.formats import load
+from guard.measurements import Kernel, MeasurementSet, Point, RunInfo
 
 PY = sys.executable
 
@@ -200,6 +203,26 @@ def test_merge_refuses_the_same_file_twice(tmp_path: Path) -> None:
         assert done.returncode == 2
         assert f"{twice[0]} and {twice[1]} are the same measurements" in done.stderr
         assert not (tmp_path / "m.json").exists()
+
+
+def test_merge_refuses_a_file_that_holds_anothers_measurements(tmp_path: Path) -> None:
+    """A merged file beside one of its shards (a re-run job), or a reformatted copy, counted
+    every repetition twice: only byte-identical files were caught."""
+    from guard.collection.merge import merge_sets
+
+    def mset(values: tuple[float, ...], commit: str = "c" * 40, dirty: bool | None = None):
+        points = (Point((1.0,), values), Point((2.0,), tuple(2 * v for v in values)))
+        run = RunInfo(commit=commit, dirty=dirty)
+        return MeasurementSet(("n",), (Kernel("k", "time", points),), run)
+
+    shard, other = mset((1.0, 1.1)), mset((1.05, 1.2))
+    merged = merge_sets([("s1.json", shard), ("s2.json", other)])
+    with pytest.raises(UsageError, match="s1.json repeats merged.json's measurements of k"):
+        merge_sets([("merged.json", merged), ("s1.json", shard)])
+    assert len(merged.kernels[0].points[0].values) == 4  # two real runs still pool
+    # a clean and a dirty run of one commit are two source trees
+    with pytest.raises(UsageError, match="with and without uncommitted changes"):
+        merge_sets([("a.json", mset((1.0,), dirty=False)), ("b.json", mset((1.3,), dirty=True))])
 
 
 def test_merge_says_what_a_tools_session_file_left_out(tmp_path: Path) -> None:

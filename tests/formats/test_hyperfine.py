@@ -229,3 +229,16 @@ def test_runs_that_exited_non_zero_are_read_with_a_note() -> None:
         "hyperfine -i timed those runs as they are, so check that they did the work",
     )
     assert parse_hyperfine(rows[0]).notes == ()  # all zero: nothing to say
+    # and a run error, so check cannot pass the time of a failure (it read O(1), pass)
+    (error,) = mset.run.errors
+    assert (error.benchmark, error.kind, dict(error.at or {})) == (
+        "./grep {n}",
+        "crash",
+        {"n": 2.0},
+    )
+    assert "exit code 2" in error.message
+    assert parse_hyperfine(rows[0]).run.errors == ()
+    from guard.checking.check import check
+
+    (v,) = check(mset).verdicts
+    assert v.verdict == "error" and check(mset).status == "error"

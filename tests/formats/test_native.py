@@ -72,3 +72,20 @@ def test_native_values_keep_null_as_nan_and_refuse_other_types() -> None:
     ]:
         with pytest.raises(FormatError, match=re.escape(message)):
             formats.parse(native_values(bad), "m.json")
+
+
+def test_a_saved_file_gets_the_mode_of_any_new_file(tmp_path) -> None:
+    # measurements were 0600 (mkstemp's) beside the report's 0644 files
+    import os
+    import stat
+
+    from guard.formats.native import save
+    from guard.measurements import Kernel, MeasurementSet, Point
+
+    mset = MeasurementSet(("n",), (Kernel("k", "time", (Point((1.0,), (1.0,)),)),))
+    old = os.umask(0o022)
+    try:
+        save(mset, tmp_path / "m.json")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "m.json").stat().st_mode) == 0o644
