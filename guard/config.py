@@ -13,7 +13,7 @@ import difflib
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -246,15 +246,19 @@ def parse_range(text: str) -> tuple[float, ...]:
     return _geometric(start, stop, step, text)
 
 
-def analytical_models(config: Config, parameters: tuple[str, ...]) -> dict[str, AnalyticalModel]:
-    """Each benchmark's ``analytical:`` model over these (the measurements') parameters.
+def analytical_models(
+    config: Config, parameters: tuple[str, ...], names: Collection[str] | None = None
+) -> dict[str, AnalyticalModel]:
+    """Each benchmark's ``analytical:`` model over these (the measurements') parameters;
+    with ``names``, only of those benchmarks (the kernels a file holds: one perfguard.yml
+    serves files of other kernels and parameters, as ``check``'s rules do).
 
     Raises :class:`ConfigError` at the model's line when it names a parameter the
     measurements do not have, or its callable cannot be imported.
     """
     out = {}
     for bench in config.benchmarks:
-        if bench.analytical is None:
+        if bench.analytical is None or (names is not None and bench.name not in names):
             continue
         try:
             out[bench.name] = parse_analytical(bench.analytical, parameters, config.path.parent)

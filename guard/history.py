@@ -205,7 +205,9 @@ class History:
     def open(cls, path: str | Path = DEFAULT_PATH, create: bool = True) -> History:
         """Open and migrate a history database, creating it and its folders if ``create``."""
         target = Path(path)
-        if not create and not target.is_file():
+        if not create and not (target.is_file() and target.stat().st_size > 0):
+            # an empty file (truncated, or made by `touch`) is not a history to read: a
+            # reader must not turn it into one
             raise HistoryError("no history database here; record a run first", target)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)

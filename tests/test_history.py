@@ -101,6 +101,15 @@ def test_open_without_create_refuses_a_missing_file(db: Path) -> None:
     assert not db.parent.exists()
 
 
+def test_open_without_create_leaves_an_empty_file_alone(tmp_path: Path) -> None:
+    # `history --db empty.sqlite` turned a zero-byte file into a 48 KB database
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    with pytest.raises(HistoryError, match="no history database here"):
+        History.open(empty, create=False)
+    assert empty.stat().st_size == 0
+
+
 def test_runs_are_newest_first_and_filter_by_branch(db: Path) -> None:
     with History.open(db) as history:
         ids = [

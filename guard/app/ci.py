@@ -26,7 +26,7 @@ from ..checking.verdicts import FAIL_ON, CheckReport
 from ..checking.verdicts_json import read_report
 from ..config import Config, load_config
 from ..defaults import CONFIG_PATH, HISTORY_PATH, REPORT_DIR
-from ..errors import PerfguardError, UsageError
+from ..errors import HistoryError, PerfguardError, UsageError
 from ..formats import load as load_measurements
 from ..formats._common import decode_json
 from ..formats.native import save as save_measurements
@@ -112,13 +112,15 @@ class CiOutcome:
     comment: CommentResult | None
     run_id: int | None
     fail_on: str = "any"
+    unstored: str | None = None  # why the run could not be stored (the history's error)
 
     def exit_code(self) -> int:
-        """1 a failure of the kind ``--fail-on`` names, 2 unusable input, 3 a benchmark
-        failed to execute, else 0."""
+        """1 a failure of the kind ``--fail-on`` names, 2 unusable input (or a history the
+        run could not be stored in), 3 a benchmark failed to execute, else 0."""
         from ..checking.verdicts import exit_code
 
-        return measured_exit(exit_code(self.report, self.fail_on), self.current)
+        code = measured_exit(exit_code(self.report, self.fail_on), self.current)
+        return 2 if code == 0 and self.unstored is not None else code
 
 
 def ci(options: CiOptions, services: CiServices) -> CiOutcome:
@@ -146,8 +148,16 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
     )
     report_path = _write_report(options.report_dir, markdown, report, context)
     comment = _announce(options, services, report, markdown, report_path)
-    run_id = _store(options, current, report, services.say, context)
-    return CiOutcome(report, current, report_path, note, comment, run_id, options.fail_on)
+    unstored = None
+    try:
+        run_id = _store(options, current, report, services.say, context)
+    except HistoryError as exc:  # the verdicts stand and are shown; the store failed
+        run_id, unstored = None, str(exc)
+        why = f"not stored: {exc}"
+        services.say(
+            annotation("error", why, title="perfguard") if context else f"perfguard: {why}"
+        )
+    return CiOutcome(report, current, report_path, note, comment, run_id, options.fail_on, unstored)
 
 
 def _current(options: CiOptions, config: Config, measure: Measure) -> MeasurementSet:

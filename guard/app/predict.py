@@ -96,7 +96,8 @@ def prepare(request: PredictRequest, measure: Measure) -> PredictPlan:
     points = [parse_point(text, parameters) for text in request.at]
     if request.grid:
         points = parse_grid(list(request.grid), parameters, parse_range)
-    lookup = _analytical_lookup(cfg, overrides, parameters)
+    names = {k.name for k in mset.kernels} if mset is not None else None
+    lookup = _analytical_lookup(cfg, overrides, parameters, names)
     if mset is None:
         assert cfg is not None  # checked above
         mset = measure_config(cfg, measure)
@@ -126,13 +127,17 @@ def _analytical_rule(text: str) -> tuple[str, str]:
 
 
 def _analytical_lookup(
-    cfg: Config | None, overrides: Sequence[tuple[str, str]], parameters: tuple[str, ...]
+    cfg: Config | None,
+    overrides: Sequence[tuple[str, str]],
+    parameters: tuple[str, ...],
+    names: set[str] | None = None,
 ) -> Callable[[str], AnalyticalModel | None]:
-    """Kernel name -> its analytical model: --analytical first, then perfguard.yml."""
+    """Kernel name -> its analytical model: --analytical first, then perfguard.yml (only
+    of the kernels ``names`` holds, when known)."""
     from ..config import analytical_models
     from ..modeling.analytical import AnalyticalError, parse_analytical
 
-    from_config = analytical_models(cfg, parameters) if cfg is not None else {}
+    from_config = analytical_models(cfg, parameters, names) if cfg is not None else {}
     parsed: dict[str, AnalyticalModel] = {}
     for glob, expr in overrides:
         try:

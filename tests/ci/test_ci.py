@@ -245,3 +245,23 @@ def test_an_interrupted_run_is_checked_as_an_error_and_not_stored(
     (tmp_path / "whole.json").write_text(json.dumps(whole.to_json()))
     stored = ci(tmp_path, httpserver, "--comment", "never", "--measurements", "whole.json")
     assert "stored run 1" in stored.stdout + stored.stderr
+
+
+def test_a_history_it_cannot_store_in_still_shows_the_verdicts(tmp_path: Path) -> None:
+    # a damaged history: "...damaged (database disk image is malformed)", exit 2, and the
+    # regression's table never appeared (the fail only in .perfguard/report/)
+    from guard.measurements import Kernel, MeasurementSet, Point
+
+    project(tmp_path, 2.0)
+    points = tuple(
+        Point((float(n),), (float(n * n), float(n * n))) for n in (8, 16, 32, 64, 128, 256)
+    )
+    now = MeasurementSet(("n",), (Kernel("dedupe", "custom", points),))
+    (tmp_path / "now.json").write_text(json.dumps(now.to_json()))
+    (tmp_path / "broken.sqlite").write_bytes(b"SQLite format 3\x00" + b"\xff" * 4096)
+    done = perfguard(
+        "ci", "-c", "perfguard.yml", "--comment", "never", "--measurements", "now.json",
+        "--db", "broken.sqlite", cwd=tmp_path, env={"GITHUB_ACTIONS": None},
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr  # the verdict's code, not 2
+    assert "fail dedupe" in done.stdout and "not stored: " in done.stdout + done.stderr

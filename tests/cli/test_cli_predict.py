@@ -423,3 +423,19 @@ def test_predict_rows_without_points_is_empty(predictor, with_model):
         trees = HybridModel.fit(x, x[:, 0] * x[:, 1], seed=0, trees=20)
         chosen = dataclasses.replace(predictor, model=trees, analytical=None)
     assert predict_rows(chosen, []) == []
+
+
+def test_an_analytical_model_of_a_benchmark_the_file_lacks_is_not_read(tmp_path: Path) -> None:
+    # ./perfguard.yml's stencil model over bx refused a file of other kernels over n only:
+    # "benchmarks.stencil7.analytical: unknown name 'bx'", exit 2
+    from guard.config import analytical_models, load_config
+
+    config = tmp_path / "perfguard.yml"
+    config.write_text(
+        "version: 1\nparameters:\n  n: [1, 2]\n  bx: [1, 2]\nbenchmarks:\n"
+        "  stencil7:\n    command: 'true'\n    analytical: 'n^3 / bx'\n"
+    )
+    cfg = load_config(config)
+    assert analytical_models(cfg, ("n",), names={"other"}) == {}
+    with pytest.raises(Exception, match="unknown name 'bx'"):
+        analytical_models(cfg, ("n",), names={"stencil7"})  # its own kernel: still refused
