@@ -46,14 +46,17 @@ class SiteResult:
     kernels: int
     commits: int
     files: int
+    branch: str | None = None  # the branch drawn, where the history holds several
 
     def sentence(self) -> str:
         """``perfguard site: 20 kernels, 30 commits, 22 files -> site/index.html``."""
         if not self.commits:
             return f"perfguard site: no runs recorded yet; an empty-state page -> {self.index}"
+        on = f" on {self.branch} (--branch for another)" if self.branch else ""
         return (
             f"perfguard site: {counted(self.kernels, 'kernel')}, "
-            f"{counted(self.commits, 'commit')}, {counted(self.files, 'file')} -> {self.index}"
+            f"{counted(self.commits, 'commit')}{on}, {counted(self.files, 'file')} -> "
+            f"{self.index}"
         )
 
 
@@ -69,7 +72,9 @@ def build_site(
     files = render_site(data, options.title, generated)
     files[MARKER] = json.dumps(_MARKER_DOC) + "\n"
     _write_swapped(out, files)
-    return SiteResult(out / "index.html", len(data.kernels), len(data.commits), len(files))
+    return SiteResult(
+        out / "index.html", len(data.kernels), len(data.commits), len(files), data.branch
+    )
 
 
 def _check_output(out: Path) -> None:

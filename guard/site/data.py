@@ -175,6 +175,7 @@ def load_site(
     with History.open(db, create=False) as history:
         if branch is not None and history.runs(branch, limit=1) == []:
             raise _unknown_branch(history, branch)
+        branch = branch if branch is not None else _main_branch(history)
         rows = list(reversed(history.runs(branch, limit)))
         total = len(history.runs(branch))
         results = history.results([r.id for r in rows])
@@ -191,6 +192,20 @@ def load_site(
         at_label=_at_label(target, kernels),
         total_runs=total,
     )
+
+
+def _main_branch(history: History) -> str | None:
+    """The branch a site without ``--branch`` draws where runs name several: ``main`` or
+    ``master``, else the newest run's. One timeline of all branches read a feature branch's
+    O(n^2) run and the next run on main as two class changes that never happened."""
+    known = history.branches()
+    if len(known) < 2:
+        return None
+    for name in ("main", "master"):
+        if name in known:
+            return name
+    newest = history.runs(limit=1)
+    return newest[0].branch if newest else None
 
 
 def _unknown_branch(history: History, branch: str) -> HistoryError:

@@ -248,9 +248,12 @@ def test_branch_and_limit_choose_the_runs(tmp_path: Path) -> None:
     write_sample(db, SampleSpec(commits=2, kernels=3, branch="dev", seed=9))
     result = build_site(db, tmp_path / "dev", SiteOptions(branch="dev"), environ={})
     assert (result.kernels, result.commits) == (3, 2)
-    build_site(db, tmp_path / "newest", SiteOptions(limit=3), environ={})
+    # without --branch: main, not one timeline of both branches (a feature branch's run
+    # between two of main's read as two class changes that never happened)
+    newest = build_site(db, tmp_path / "newest", SiteOptions(limit=3), environ={})
     index = (tmp_path / "newest" / "index.html").read_text()
-    assert "over 3 commits (the newest 3 of 6 runs)" in " ".join(index.split())
+    assert "over 3 commits (the newest 3 of 4 runs)" in " ".join(index.split())
+    assert newest.branch == "main" and " on main (--branch for another)" in newest.sentence()
 
 
 def test_an_empty_history_is_an_empty_state_page(tmp_path: Path) -> None:
