@@ -46,7 +46,7 @@ class SiteResult:
     kernels: int
     commits: int
     files: int
-    branch: str | None = None  # the branch drawn, where the history holds several
+    branch: str | None = None  # the branch drawn when none was asked for, of several
 
     def sentence(self) -> str:
         """``perfguard site: 20 kernels, 30 commits, 22 files -> site/index.html``."""
@@ -72,9 +72,8 @@ def build_site(
     files = render_site(data, options.title, generated)
     files[MARKER] = json.dumps(_MARKER_DOC) + "\n"
     _write_swapped(out, files)
-    return SiteResult(
-        out / "index.html", len(data.kernels), len(data.commits), len(files), data.branch
-    )
+    chosen = data.branch if options.branch is None else None  # said only where not asked for
+    return SiteResult(out / "index.html", len(data.kernels), len(data.commits), len(files), chosen)
 
 
 def _check_output(out: Path) -> None:
