@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from .. import numbers
 from ..errors import FormatError, UsageError
 from ..measurements import MeasurementSet
 from ..registry import Registry
@@ -73,6 +72,7 @@ def load(
     count, Extra-P's strong-scaling conversion (strong_scaling.py).
     """
     from . import strong_scaling
+    from .modellable import modellable
 
     kind, parameter = strong_scaling.parse(scaling)
     p = Path(path)
@@ -95,66 +95,7 @@ def load(
     mset = _load_file(p, format)
     if kind == "strong":
         mset = strong_scaling.total_effort(mset, parameter, str(path))
-    return _without_fixed_parameters(_without_nonpositive_sizes(mset, str(path)), str(path))
-
-
-def _without_nonpositive_sizes(mset: MeasurementSet, path: str) -> MeasurementSet:
-    """The set without its points at a parameter value of 0 or less, with a note (as
-    pytest-benchmark's are left out): an empty input is a fair measurement, but every class
-    is a function of positive sizes (log 0 is not a number), and one such point made the
-    whole kernel unmodellable.  A kernel with no other point is kept whole (its error
-    says why)."""
-
-    def positive(at: tuple[float, ...]) -> bool:
-        return all(a > 0 for a in at)
-
-    left = [(k.name, p.at) for k in mset.kernels for p in k.points if not positive(p.at)]
-    if not left:
-        return mset
-    kernels = tuple(
-        replace(k, points=tuple(p for p in k.points if positive(p.at)))
-        if any(positive(p.at) for p in k.points)
-        else k
-        for k in mset.kernels
-    )
-    where = ", ".join(
-        dict.fromkeys(
-            f"{name} at " + ", ".join(numbers.at(q, a) for q, a in zip(mset.parameters, at))
-            for name, at in left
-        )
-    )
-    note = (
-        f"{path}: left out {numbers.counted(len(left), 'point')} at a parameter value of 0 or "
-        f"less ({where}): the classes are functions of positive values"
-    )
-    return replace(mset, kernels=kernels, notes=(*mset.notes, note))
-
-
-def _without_fixed_parameters(mset: MeasurementSet, path: str) -> MeasurementSet:
-    """The set without the parameters that have one value at every point, with a note (as
-    a folder of Score-P experiments drops them): ``p = 64`` throughout a study over n has
-    no effect to model, and as a parameter it left no line of three sizes to model n on."""
-    at = [p.at for k in mset.kernels for p in k.points]
-    fixed = [i for i in range(len(mset.parameters)) if len({a[i] for a in at}) == 1]
-    if not at or not fixed or len(fixed) == len(mset.parameters):
-        return mset
-    keep = [i for i in range(len(mset.parameters)) if i not in fixed]
-    kernels = tuple(
-        replace(k, points=tuple(replace(p, at=tuple(p.at[i] for i in keep)) for p in k.points))
-        for k in mset.kernels
-    )
-    held = ", ".join(numbers.at(mset.parameters[i], at[0][i]) for i in fixed)
-    kept = ", ".join(mset.parameters[i] for i in keep)
-    note = (
-        f"{path}: {held} at every point: modelled over {kept} (a parameter that does not "
-        "vary has no effect to model)"
-    )
-    return replace(
-        mset,
-        parameters=tuple(mset.parameters[i] for i in keep),
-        kernels=kernels,
-        notes=(*mset.notes, note),
-    )
+    return modellable(mset, str(path))
 
 
 def _load_file(p: Path, format: str | None) -> MeasurementSet:
