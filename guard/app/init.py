@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import UsageError
@@ -17,6 +17,9 @@ class InitOutcome:
     description: str
     written: tuple[Path, ...]
     notes: tuple[str, ...]
+    next_step: str = (
+        "next: replace the placeholder expectations in perfguard.yml, then commit both files"
+    )
 
     def exit_code(self) -> int:
         return 0
@@ -39,4 +42,11 @@ def init(
     project = detect_project(directory)
     files = render_project(project, workflow, action_ref, shards)
     written = write_init(directory, files, force=force)
-    return InitOutcome(project.describe(), tuple(written), tuple(project.notes))
+    outcome = InitOutcome(project.describe(), tuple(written), tuple(project.notes))
+    if project.kind == "asv":  # its benchmark blocks are suggestions, commented out
+        step = (
+            "next: uncomment the suggested benchmarks in perfguard.yml, put their adapters in "
+            "perfguard_asv.py, replace the placeholder expectations, then commit the files"
+        )
+        outcome = replace(outcome, next_step=step)
+    return outcome

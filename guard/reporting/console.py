@@ -157,9 +157,7 @@ def print_init(outcome: InitOutcome) -> None:
         console.print(f"[green]wrote[/] {escape(str(path))}")
     for note in outcome.notes:
         console.print(f"[yellow]note[/] {escape(one_line(note))}", soft_wrap=True)
-    console.print(
-        "next: replace the placeholder expectations in perfguard.yml, then commit both files"
-    )
+    console.print(outcome.next_step)
 
 
 def print_timeline(db: Path, rows: Sequence[TimelineRow]) -> None:

@@ -12,7 +12,14 @@ from pathlib import Path
 
 from .detect import BENCHMARKS, Detector, Finding, register
 from .files import python_files, read_text, relative
-from .project import FoundBenchmark, Parameter, few_sizes_notes, listed, located
+from .project import (
+    FoundBenchmark,
+    Parameter,
+    few_sizes_notes,
+    listed,
+    located,
+    sized_together,
+)
 from .pyast import Function, assignments, module_constants, parse_python, try_literal
 from .yaml_text import quoted
 
@@ -238,4 +245,14 @@ def _asv_notes(found: Sequence[FoundBenchmark]) -> list[str]:
         elif any(not p.values for p in bench.parameters):
             groups[2][1].append(located(bench))
     notes = [f"{why}: {listed(names)}" for why, names in groups if names]
+    together = sized_together(found)
+    apart = [
+        located(b) for b in found if b.numeric() and tuple(p.name for p in b.numeric()) != together
+    ]
+    if together is not None and apart:
+        notes.append(
+            f"over other parameters than {', '.join(together)}, so not suggested (a config's "
+            f"benchmarks share one set of parameters; give them a perfguard.yml of their "
+            f"own): {listed(apart)}"
+        )
     return notes + few_sizes_notes(found)

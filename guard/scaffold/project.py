@@ -11,6 +11,7 @@ from ..collection.runner import MIN_POINTS
 from .pyast import is_size
 
 __all__ = [
+    "sized_together",
     "Kind",
     "Parameter",
     "FoundBenchmark",
@@ -120,3 +121,11 @@ def few_sizes_notes(found: Sequence[FoundBenchmark]) -> list[str]:
         f"fewer than {MIN_POINTS} sizes: modelled, but too few to fail a build on (add more, "
         f"and wider: a factor of 64 or more): {listed(few)}"
     ]
+
+
+def sized_together(found: Sequence[FoundBenchmark]) -> tuple[str, ...] | None:
+    """The numeric parameter names most of the sized benchmarks share (then the first seen):
+    a config's benchmarks share one set of parameters (every benchmark gets every top-level
+    one), so benchmarks over another set need a config of their own. None: none sized."""
+    sets = [tuple(p.name for p in b.numeric()) for b in found if b.numeric()]
+    return max(dict.fromkeys(sets), key=sets.count) if sets else None

@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 from .. import defaults
 from ..collection.runner import MIN_POINTS
 from ..templating import fill
-from .project import FoundBenchmark, Parameter, ProjectKind
+from .project import FoundBenchmark, Parameter, ProjectKind, sized_together
 from .yaml_text import comment_block, commented, flow_list, one_line, quoted
 
 __all__ = ["CONFIG_PATH", "render_config"]
@@ -63,7 +63,7 @@ def _main_parameter(project: ProjectKind) -> tuple[str, bool]:
 def _parameter_entries(project: ProjectKind) -> str:
     """``parameters:`` lines: the detected asv sizes (union per name), else an example range."""
     sizes: dict[str, set[float]] = {}
-    for bench in project.benchmarks if project.kind == "asv" else ():
+    for bench in _suggested(project):
         for p in bench.numeric():
             sizes.setdefault(p.name, set()).update(p.sizes or ())
     if not sizes:
@@ -87,10 +87,23 @@ def _parameter_entries(project: ProjectKind) -> str:
 def _benchmark_entries(project: ProjectKind) -> str:
     if project.kind != "asv":
         return fill("benchmark-example.tmpl")
-    suggestions = [_asv_suggestion(b) for b in project.benchmarks if b.numeric()]
+    suggestions = [_asv_suggestion(b) for b in _suggested(project)]
     if not suggestions:
         return "  # (no parametrized asv benchmark was found: add benchmarks here)"
     return "\n\n".join(suggestions)
+
+
+def _suggested(project: ProjectKind) -> list[FoundBenchmark]:
+    """The asv benchmarks written into the config: those over the parameters most share
+    (the others are named in a note: they need a config of their own)."""
+    if project.kind != "asv":
+        return []
+    together = sized_together(project.benchmarks)
+    return [
+        b
+        for b in project.benchmarks
+        if b.numeric() and tuple(p.name for p in b.numeric()) == together
+    ]
 
 
 def _asv_suggestion(bench: FoundBenchmark) -> str:
