@@ -89,7 +89,36 @@ def _asv_project(root: Path) -> _Asv | None:
         f"{'' if len(found) == 1 else 's'}, {len(parametrized)} parametrized",
     )
     notes += _asv_notes(found)
+    other = _other_kinds(folder) if folder.is_dir() else []
+    if other:
+        notes.append(
+            "asv mem_* (object sizes) and track_* (values it returns) benchmarks have no "
+            f"perfguard metric, so not suggested: {listed(other)}"
+        )
     return _Asv(relative(folder, root), evidence, tuple(found), tuple(notes))
+
+
+def _other_kinds(folder: Path) -> list[str]:
+    """The ``mem_*`` and ``track_*`` benchmarks of the folder (module.name, module.Class.name):
+    asv kinds perfguard does not measure, named so they are not dropped without a word."""
+    out = []
+    for path in python_files(folder, lambda name: name.endswith(".py")):
+        text = read_text(path)
+        tree = parse_python(text) if text is not None else None
+        module = ".".join(path.relative_to(folder).with_suffix("").parts)
+        for node in tree.body if tree is not None else ():
+            members = node.body if isinstance(node, ast.ClassDef) else [node]
+            prefix = f"{module}.{node.name}." if isinstance(node, ast.ClassDef) else f"{module}."
+            out += [
+                prefix + m.name
+                for m in members
+                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and m.name.startswith(_OTHER_KINDS)
+            ]
+    return out
+
+
+_OTHER_KINDS = ("mem_", "track_")
 
 
 def _asv_benchmarks(root: Path, folder: Path) -> list[FoundBenchmark]:

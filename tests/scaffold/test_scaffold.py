@@ -638,3 +638,20 @@ def test_init_tells_an_asv_user_to_uncomment_and_write_the_adapters(tmp_path: Pa
     assert "perfguard_asv.py" in asv.next_step
     plain = init(make(tmp_path / "plain", PLAIN_PROJECT))
     assert "uncomment" not in plain.next_step
+
+
+def test_asv_kinds_perfguard_does_not_measure_are_named(tmp_path: Path) -> None:
+    # MemSuite.mem_list and track_value were missing from the count, the rules and the notes
+    files = dict(ASV_PROJECT)
+    files["perf/bench_more.py"] = """
+class MemSuite:
+    params = [10, 100, 1000, 10000, 100000]
+    def mem_list(self, n):
+        return [0] * n
+
+def track_value():
+    return 42
+"""
+    project = detect_project(make(tmp_path, files))
+    (note,) = [n for n in project.notes if "mem_*" in n]
+    assert "bench_more.MemSuite.mem_list" in note and "bench_more.track_value" in note
