@@ -121,9 +121,10 @@ def _label(value: Any) -> str:
     inner = _UNSERIALIZABLE.fullmatch(value)
     if inner is None:
         return value
-    text = _ADDRESS.sub("", inner.group(1))
-    named = _CALLABLE.fullmatch(text)
-    return named.group(1) if named else text
+    # a function or class by its name; another object keeps its address, the only thing
+    # that tells two instances of one class apart (Cfg(1), Cfg(2))
+    named = _CALLABLE.fullmatch(_ADDRESS.sub("", inner.group(1)))
+    return named.group(1) if named else inner.group(1)
 
 
 def _fmt_point(parameters: list[str], at: tuple[float, ...]) -> str:
