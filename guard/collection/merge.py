@@ -6,7 +6,7 @@ commit: joining two commits' measurements would make a regression out of nothing
 a clean and a dirty run of that commit (two source trees) be pooled. A kernel whose every
 repetition another set already holds (a merged file beside one of its shards, a
 reformatted copy) is refused: its repetitions would count twice, and the noise read off
-them would be too small.
+them would be too small. A deterministic count, equal at every point in both, is pooled.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def merge_sets(sets: Sequence[tuple[str, MeasurementSet]]) -> MeasurementSet:
                 f"({', '.join(first.parameters)}); only measurements over the same "
                 "parameters can be merged"
             )
-    return MeasurementSet(first.parameters, _kernels(sets), _run(sets))
+    run = _run(sets)  # which runs may be pooled at all, before what they hold
+    return MeasurementSet(first.parameters, _kernels(sets), run)
 
 
 def _kernels(sets: Sequence[tuple[str, MeasurementSet]]) -> tuple[Kernel, ...]:
@@ -60,8 +61,14 @@ def _kernels(sets: Sequence[tuple[str, MeasurementSet]]) -> tuple[Kernel, ...]:
 
 def _repeated(kernel: Kernel, known: dict[tuple[float, ...], list[float]]) -> bool:
     """Whether every repetition of ``kernel``, at every point, is among those already read
-    for it: two independent timings never agree to the last digit at every point, and a
-    deterministic count measured twice adds nothing a merge is for (shards split kernels)."""
+    for it: two independent timings never agree to the last digit at every point. A
+    deterministic count (one value at each point, in both files) agrees by nature, and
+    pooling it changes neither its values nor its noise: it is not read as a copy."""
+    if all(
+        len(set(point.values)) == 1 and len(set(known.get(point.at, ()))) == 1
+        for point in kernel.points
+    ):
+        return False
     return all(
         point.at in known and set(point.values) <= set(known[point.at]) for point in kernel.points
     )

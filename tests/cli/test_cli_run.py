@@ -225,6 +225,26 @@ def test_merge_refuses_a_file_that_holds_anothers_measurements(tmp_path: Path) -
         merge_sets([("a.json", mset((1.0,), dirty=False)), ("b.json", mset((1.3,), dirty=True))])
 
 
+def test_merge_pools_two_runs_of_a_deterministic_count() -> None:
+    """Two runs of a count agree at every point by nature: they were refused as a copy, and
+    two commits' counts were refused for it rather than for their commits."""
+    from guard.collection.merge import merge_sets
+
+    def mset(commit: str, started: str) -> MeasurementSet:
+        points = (Point((1.0,), (7.0, 7.0)), Point((2.0,), (14.0, 14.0)))
+        run = RunInfo(commit=commit, started=started)
+        return MeasurementSet(("n",), (Kernel("k", "custom", points),), run)
+
+    first, second = (
+        mset("c" * 40, "2026-11-26T17:25:20+00:00"),
+        mset("c" * 40, "2026-11-26T17:26:00+00:00"),
+    )
+    merged = merge_sets([("a.json", first), ("b.json", second)])
+    assert merged.kernels[0].points[0].values == (7.0, 7.0, 7.0, 7.0)
+    with pytest.raises(UsageError, match="measured different commits"):
+        merge_sets([("a.json", first), ("b.json", mset("d" * 40, "2026-11-26T17:26:00+00:00"))])
+
+
 def test_merge_says_what_a_tools_session_file_left_out(tmp_path: Path) -> None:
     bench = [
         {"name": f"test_sum[{n}]", "params": {"n": n}, "stats": {"median": n * 1e-9}}
