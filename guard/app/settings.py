@@ -106,10 +106,30 @@ def expect_rule(text: str) -> ExpectationRule:
 
     if text.lstrip()[:1] in ("<", "=", "≤"):
         return ExpectationRule("*", text.strip(), "--expect")
-    rule = glob_rule(text)
+    rule = _named_bound(text) or glob_rule(text)
     if rule is None:
         raise UsageError(f"--expect wants GLOB=EXPR such as 'sort*=<= n log n', got {text!r}")
     return ExpectationRule(*rule, f"--expect {text!r}")
+
+
+def _named_bound(text: str) -> tuple[str, str] | None:
+    """``GLOB=EXPR`` split at the first ``=`` after which a bound reads: a kernel's name may
+    hold ``=`` itself (pytest's ``test_scan[n=5]``), and no bound starts with ``5]``."""
+    from ..checking.expectation import parse_expectation
+    from ..errors import ExpectationError
+
+    at = text.find("=")
+    while at > 0:
+        glob, expr = text[:at].strip(), text[at + 1 :].strip()
+        if glob and expr:
+            try:
+                parse_expectation(expr)
+            except ExpectationError:
+                pass
+            else:
+                return glob, expr
+        at = text.find("=", at + 1)
+    return None
 
 
 def glob_rule(text: str) -> tuple[str, str] | None:

@@ -159,3 +159,18 @@ def test_no_name_from_a_file_starts_a_line_of_its_own(tmp_path):
     refused = perfguard("report", bad)
     assert refused.returncode == 2
     assert not any(line.startswith("::") for line in refused.stderr.splitlines())
+
+
+def test_expect_names_a_kernel_whose_name_holds_an_equals_sign(tmp_path):
+    """pytest names a parametrized test ``test_dedupe[n=5]``, and the plugin prints its check
+    command with ``--expect 'test_dedupe[[]n=5]=<= n'``: that split at the first ``=``."""
+    doc = json.loads(CAND.read_text())
+    for kernel in doc["kernels"]:
+        kernel["name"] = f"{kernel['name']}[mode=fast]"
+    cand = tmp_path / "cand.json"
+    cand.write_text(json.dumps(doc))
+    r = perfguard("check", cand, "--expect", "dedupe[[]mode=fast]=<= n", "--json")
+    assert r.returncode == 1, r.stderr
+    verdicts = {k["kernel"]: k for k in json.loads(r.stdout)["kernels"]}
+    assert verdicts["dedupe[mode=fast]"]["expectation"] == "<= n"
+    assert verdicts["dedupe[mode=fast]"]["verdict"] == "fail"
