@@ -234,10 +234,16 @@ class _Run:
 
     def cut_short(self, bench: _Bench) -> RunError:
         measured = sum(bool(p.values) for p in bench.points)
+        lowest = bench.target_repetitions(self.options)[0]
+        short = sum(0 < len(p.values) < lowest for p in bench.points)
+        fewer = f" ({short} with fewer than {lowest} repetitions)" if short else ""
+        if not short and measured == len(bench.points):
+            fewer = " (before their repetitions were done)"
         return RunError(
             bench.spec.name,
             "interrupted",
-            f"the run was interrupted with {measured} of {len(bench.points)} sizes measured",
+            f"the run was interrupted with {measured} of {len(bench.points)} sizes measured"
+            + fewer,
         )
 
     # -------------------------------------------------------------- result

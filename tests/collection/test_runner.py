@@ -263,6 +263,14 @@ def test_an_interrupt_cuts_short_only_the_benchmarks_it_stopped() -> None:
     assert mset.run.interrupted
     assert [len(p.values) for p in mset.kernel("a", "time").points] == [2] * len(SIZES)
     assert [e.benchmark for e in mset.run.errors] == ["b"]
+    # every size has values, but not the repetitions asked for: "10 of 10 sizes" alone
+    # read as if nothing was missing
+    reps = [len(p.values) for p in mset.kernel("b", "time").points]
+    short = sum(r < 12 for r in reps)
+    assert short and mset.run.errors[0].message == (
+        f"the run was interrupted with {len(reps)} of {len(SIZES)} sizes measured "
+        f"({short} with fewer than 12 repetitions)"
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
