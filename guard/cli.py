@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         from .reporting.console import print_error
 
-        print_error(str(exc))
+        print_error(exc.one_line())
         return exc.exit_code
     except typer.Exit as exc:
         return exc.exit_code

@@ -32,6 +32,15 @@ class PerfguardError(Exception):
     """Base of every error perfguard raises on purpose."""
 
     exit_code = 2
+    details: tuple[str, ...] = ()  # clauses a caller that knows more adds to the message
+
+    def explain(self, detail: str) -> None:
+        """End the one-line message with ``detail`` (what the raiser could not know)."""
+        self.details = (*self.details, detail)
+
+    def one_line(self) -> str:
+        """The message the CLI prints."""
+        return "; ".join([str(self), *self.details])
 
 
 class UsageError(PerfguardError):

@@ -177,13 +177,16 @@ class MeasurementSet:
     """A whole measurement file: named parameters and the kernels measured over them.
 
     ``notes`` are what reading the file left out and why (a tool's benchmark without a
-    size, say), for the verbs to show; they are not part of measurements@1.
+    size, say), for the verbs to show; ``held``, the parameters it dropped for having one
+    value at every point, with that value, for errors that name them. Neither is part of
+    measurements@1.
     """
 
     parameters: tuple[str, ...]
     kernels: tuple[Kernel, ...]
     run: RunInfo = field(default_factory=RunInfo)
     notes: tuple[str, ...] = field(default=(), compare=False)
+    held: tuple[tuple[str, float], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         params = tuple(self.parameters)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .inputs import check_format, load, load_optional_config
+from .inputs import check_format, load, load_optional_config, naming_held
 from .run import Measure, measure_config, measured_exit
 from .settings import CheckFlags, check_options
 
@@ -72,7 +72,8 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
     else:
         assert cfg is not None  # checked above
         current = measure_config(cfg, measure)
-    report = judge(current, baseline, options)
+    with naming_held(current, baseline):
+        report = judge(current, baseline, options)
     report = _with_falling_note(report, request)
     if request.markdown is not None:
         from ..reporting.markdown import render_report

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..defaults import CONFIG_PATH, FORMAT_NAMES
-from ..errors import UsageError
+from ..errors import PerfguardError, UsageError
 
 if TYPE_CHECKING:
     from ..config import Config
     from ..measurements import MeasurementSet
 
-__all__ = ["load", "check_format", "check_writable", "load_optional_config"]
+__all__ = ["load", "check_format", "check_writable", "load_optional_config", "naming_held"]
 
 
 def load(
@@ -22,6 +24,23 @@ def load(
     from ..formats import load as load_any
 
     return load_any(path, format, scaling, inclusive)
+
+
+@contextmanager
+def naming_held(*sets: MeasurementSet | None) -> Iterator[None]:
+    """An error that names a parameter reading dropped (one value at every point) says so:
+    "unknown parameter 'n'" alone reads as a typo of a parameter the file has."""
+    try:
+        yield
+    except PerfguardError as exc:
+        text = str(exc)
+        for name, value in dict(h for s in sets if s is not None for h in s.held).items():
+            if f"'{name}'" in text:
+                exc.explain(
+                    f"{name} was left out of the measurements: it is {value:g} at every point, "
+                    "and a parameter that does not vary has no effect to model"
+                )
+        raise
 
 
 def check_format(format: str | None) -> None:

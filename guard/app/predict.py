@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from .inputs import check_format, load, load_optional_config
+from .inputs import check_format, load, load_optional_config, naming_held
 from .run import Measure, measure_config
 from .settings import glob_rule
 
@@ -93,11 +93,12 @@ def prepare(request: PredictRequest, measure: Measure) -> PredictPlan:
         )
     # Points and models are checked before anything is measured: a typo must not cost a run.
     parameters = mset.parameters if mset is not None else _config_parameters(cfg)
-    points = [parse_point(text, parameters) for text in request.at]
-    if request.grid:
-        points = parse_grid(list(request.grid), parameters, parse_range)
-    names = {k.name for k in mset.kernels} if mset is not None else None
-    lookup = _analytical_lookup(cfg, overrides, parameters, names)
+    with naming_held(mset):
+        points = [parse_point(text, parameters) for text in request.at]
+        if request.grid:
+            points = parse_grid(list(request.grid), parameters, parse_range)
+        names = {k.name for k in mset.kernels} if mset is not None else None
+        lookup = _analytical_lookup(cfg, overrides, parameters, names)
     if mset is None:
         assert cfg is not None  # checked above
         mset = measure_config(cfg, measure)

@@ -75,4 +75,5 @@ def _without_fixed_parameters(mset: MeasurementSet, path: str) -> MeasurementSet
         parameters=tuple(mset.parameters[i] for i in keep),
         kernels=kernels,
         notes=(*mset.notes, note),
+        held=(*mset.held, *((mset.parameters[i], at[0][i]) for i in fixed)),
     )

@@ -174,3 +174,23 @@ def test_expect_names_a_kernel_whose_name_holds_an_equals_sign(tmp_path):
     verdicts = {k["kernel"]: k for k in json.loads(r.stdout)["kernels"]}
     assert verdicts["dedupe[mode=fast]"]["expectation"] == "<= n"
     assert verdicts["dedupe[mode=fast]"]["verdict"] == "fail"
+
+
+def test_an_error_naming_a_dropped_parameter_says_it_was_dropped(tmp_path):
+    """n is 100 at every point, so reading drops it; "unknown parameter 'n'" alone read as a
+    typo of a parameter the file has."""
+    rows = "\n".join(f"DATA {p}.1 {p}.0 {p}.05" for p in (2, 4, 8, 16, 32))
+    source = tmp_path / "onev.txt"
+    source.write_text(
+        "PARAMETER p\nPARAMETER n\n"
+        "POINTS ( 2 100 ) ( 4 100 ) ( 8 100 ) ( 16 100 ) ( 32 100 )\n"
+        f"REGION k\n{rows}\n"
+    )
+    dropped = "n was left out of the measurements: it is 100 at every point"
+    for extra in (["--expect", "k=<= n"], ["--expect", "k=<= p", "--target", "n=1e6"]):
+        r = perfguard("check", source, *extra)
+        assert r.returncode == 2
+        assert dropped in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    typo = perfguard("check", source, "--expect", "k=<= q")
+    assert typo.returncode == 2 and "unknown parameter 'q'" in typo.stderr
+    assert "left out" not in typo.stderr
