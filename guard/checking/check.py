@@ -733,7 +733,14 @@ class _Judge:
             return None
         where = ", ".join(numbers.at(p, v) for p, v in at.items())
         factor = numbers.factor(ratio)
-        return f"it stays faster than the baseline up to the target ({factor} at {where})"
+        cross = _crossing(model, base, at, self.opts.target)
+        beyond = (
+            f"; the two cross near {', '.join(numbers.at(p, v) for p, v in cross.items())}: "
+            "a --target there judges that scale"
+            if cross
+            else ""
+        )
+        return f"it stays faster than the baseline up to the target ({factor} at {where}{beyond})"
 
     def _growth_pair(self, now: _Fast, base: _Fast, findings: _Findings) -> tuple[float, float]:
         """The baseline comparison when either run grows faster than any class.
@@ -892,6 +899,22 @@ def _fastest(lines: list[LineEvidence]) -> _Fast:
 def _classes_grew(result: Comparison) -> bool:
     """The candidate's own likeliest class is above the baseline's."""
     return result.grew
+
+
+def _crossing(
+    model: Model, base: Model, at: Mapping[str, float], target: Mapping[str, float]
+) -> dict[str, float] | None:
+    """Where, scaling the target's parameters up together from ``at``, the candidate's model
+    first reaches the baseline's (in steps of 2^(1/4), up to 2^60 times): None if never."""
+    steps = 2.0 ** (np.arange(1, 241) / 4)
+    for step in steps:
+        point = {p: v * step if p in target else v for p, v in at.items()}
+        ratio = float(model.evaluate(point) / base.evaluate(point))
+        if not math.isfinite(ratio):
+            return None
+        if ratio >= 1:
+            return {p: v for p, v in point.items() if p in target}
+    return None
 
 
 def _target_point(
