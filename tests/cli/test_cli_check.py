@@ -174,6 +174,9 @@ def test_expect_names_a_kernel_whose_name_holds_an_equals_sign(tmp_path):
     verdicts = {k["kernel"]: k for k in json.loads(r.stdout)["kernels"]}
     assert verdicts["dedupe[mode=fast]"]["expectation"] == "<= n"
     assert verdicts["dedupe[mode=fast]"]["verdict"] == "fail"
+    # a malformed bound is an error, not a glob "dedupe=<= n, <" bound by "n"
+    bad = perfguard("check", cand, "--expect", "dedupe=<= n, <= n")
+    assert bad.returncode == 2 and "unexpected character ','" in bad.stderr
 
 
 def test_an_error_naming_a_dropped_parameter_says_it_was_dropped(tmp_path):
