@@ -41,7 +41,7 @@ from .batch import (
     bound_probabilities,
     compare_pairs,
 )
-from .classes import GrowthClass
+from .classes import GrowthClass, Monomial
 from .evidence import CLASSES
 from .expectation import (
     Expectation,
@@ -50,6 +50,7 @@ from .expectation import (
     parse_class,
     parse_expectation,
 )
+from .interaction import DECISIVE, Interaction, interaction, products_beyond
 from .memory import TIMED_METRICS, MemoryExcess, memory_excess, relative_excess
 from .ranking import rank_kernels
 from .sentences import (
@@ -425,6 +426,8 @@ class _Judge:
             if math.isnan(reg):
                 reg, imp = self._regression(kernel.key, base_lines, findings, (model, base))
             probabilities.update(regression=reg, improvement=imp)
+        if len(self.parameters) > 1:
+            self._products(now, before, findings, probabilities)
         change = self._change(model, base, lines, base_lines, findings)
         self._misfit(kernel.name, model, bool(base_lines), findings)
         if kernel.key in self.cut:
@@ -454,6 +457,84 @@ class _Judge:
             probabilities=probabilities,
             change=change,
         )
+
+    def _products(
+        self,
+        now: KernelAnalysis,
+        before: KernelAnalysis | None,
+        findings: _Findings,
+        probabilities: dict[str, float],
+    ) -> None:
+        """A product of parameters the model shows and no line can see (``p n`` against
+        ``<= p + n``, or against a baseline ``p + n``): judged on the grid's corners
+        (interaction.py), or inconclusive where the design has none."""
+        assert now.model is not None
+        shown = GrowthClass.from_model(now.model)
+        for kind, bound in self.bounds_for(now.kernel.name):
+            beyond = products_beyond(shown, bound.bound)
+            if beyond and kind not in findings.decided:
+                said = f"{_class_text(now.model)} measured, {bound.describe()} expected"
+                p = self._product(now, None, beyond, said, kind, findings)
+                key = "violation" if kind == "expectation" else kind
+                probabilities[key] = max(probabilities.get(key, 0.0), p)
+        if before is None or before.model is None:
+            return
+        base = GrowthClass.from_model(before.model)
+        beyond = products_beyond(shown, base)
+        if beyond and "regression" not in findings.decided:
+            said = f"{_class_text(now.model)} now, {_class_text(before.model)} in the baseline"
+            p = self._product(now, before, beyond, said, "regression", findings)
+            probabilities["regression"] = max(probabilities.get("regression", 0.0), p)
+
+    def _product(
+        self,
+        now: KernelAnalysis,
+        before: KernelAnalysis | None,
+        beyond: list[Monomial],
+        said: str,
+        kind: str,
+        findings: _Findings,
+    ) -> float:
+        """The finding on the products ``beyond``: decisive where every pair in them
+        interacts on the grid (and, against a baseline, did not there); its probability."""
+        tests: list[tuple[Interaction | None, Interaction | None]] = []
+        for monomial in beyond:
+            names = [q for q, _, _ in monomial.factors]
+            for i, a in enumerate(names):
+                for b in names[i + 1 :]:
+                    then = None if before is None else _interaction(before, self.parameters, a, b)
+                    tests.append((_interaction(now, self.parameters, a, b), then))
+        if any(t is None for t, _ in tests):
+            findings.undecide(
+                Reason(
+                    kind,
+                    f"{said}: each parameter's lines stay within, and no rectangle of the "
+                    "grid is measured at all four corners to show whether the parameters "
+                    "interact (not enough to fail; measure a grid, or the far corner)",
+                )
+            )
+            return math.nan
+        decisive = all(
+            t is not None and t.decisive(*DECISIVE) and (b is None or b.z < DECISIVE[1])
+            for t, b in tests
+        )
+        weakest = min((t for t, _ in tests if t is not None), key=lambda t: t.z)
+        p = 0.5 * (1 + math.erf(weakest.z / math.sqrt(2)))
+        earlier = [b for _, b in tests if b is not None]
+        was = (
+            f"; in the baseline ×{earlier[0].ratio:.3g} ({earlier[0].z:.1f} errors)"
+            if earlier
+            else ""
+        )
+        message = f"{said}; {weakest.describe()}{was}"
+        # lines of one parameter read a product as its parts: their findings say nothing
+        if decisive:
+            findings.reasons = [r for r in findings.reasons if r.kind != kind]
+        findings.add(kind, p, message, decisive=decisive)
+        if not decisive and p < findings.suggestive:
+            # the shown class is above what it is judged against: never a quiet pass
+            findings.undecide(Reason(kind, f"{message} (not enough to fail)"))
+        return p
 
     def _misfit(self, name: str, model: Model, compared: bool, findings: _Findings) -> None:
         """A model no class fits makes what it is judged against inconclusive, not a pass;
@@ -901,6 +982,22 @@ def _classes_grew(result: Comparison) -> bool:
     return result.grew
 
 
+def _class_text(model: Model) -> str:
+    """``p n``: the class as the table shows it, without its O( )."""
+    text = model.complexity()
+    return text[2:-1] if text.startswith("O(") and text.endswith(")") else text
+
+
+def _interaction(
+    analysis: KernelAnalysis, parameters: tuple[str, ...], a: str, b: str
+) -> Interaction | None:
+    """Parameters a and b's interaction on the kernel's grid, with its lines' point error."""
+    errors = [float(le.evidence.sigma[0]) for le in analysis.lines]
+    if not errors:
+        return None
+    return interaction(analysis.kernel, parameters, a, b, max(errors))
+
+
 def _crossing(
     model: Model, base: Model, at: Mapping[str, float], target: Mapping[str, float]
 ) -> dict[str, float] | None:
@@ -935,6 +1032,7 @@ class _Findings:
         self.confidence, self.suggestive = confidence, suggestive
         self.reasons: list[Reason] = []
         self.failed = self.undecided = self.violates = self.regression = False
+        self.decided: set[str] = set()  # the kinds a finding failed on
         self.errored = False  # its benchmark crashed or timed out at some size
         self.weak: str | None = None  # why class findings cannot fail (too few sizes)
 
@@ -945,6 +1043,7 @@ class _Findings:
             self.undecide(Reason(kind, f"{message} ({self.weak})"))
         elif decisive:
             self.failed = True
+            self.decided.add(kind)
             self.violates |= kind in ("expectation", "max_class")
             self.regression |= kind == "regression"
             self.reasons.append(Reason(kind, message))

@@ -1,0 +1,97 @@
+"""A product of parameters (a loop nested in another) that no line of one parameter sees:
+``p n`` passed ``<= p + n`` and read as the same class as a baseline ``p + n``."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from guard.checking.check import CheckOptions, check
+from guard.checking.classes import GrowthClass, Monomial
+from guard.checking.expectation import ExpectationRule, parse_class
+from guard.checking.interaction import DECISIVE, interaction, products_beyond
+from guard.measurements import Kernel, MeasurementSet, Point
+
+P = (64, 128, 256, 512, 1024)
+N = (1000, 2000, 4000, 8000, 16000)
+
+
+def grid(f, seed: int, noise: float = 0.02, points=None) -> MeasurementSet:
+    rng = np.random.default_rng(seed)
+    at = points or list(itertools.product(P, N))
+    kernel = Kernel(
+        "assemble",
+        "time",
+        tuple(Point((p, n), tuple(f(p, n) * (1 + rng.uniform(-noise, noise, 5)))) for p, n in at),
+    )
+    return MeasurementSet(("p", "n"), (kernel,))
+
+
+def additive(p, n):
+    return 10 + 0.5 * p + 0.05 * n
+
+
+def product(p, n):
+    return 10 + 5e-4 * p * n
+
+
+def test_the_corners_tell_a_product_from_a_sum() -> None:
+    summed = interaction(grid(additive, 0).kernels[0], ("p", "n"), "p", "n", 0.01)
+    multiplied = interaction(grid(product, 0).kernels[0], ("p", "n"), "p", "n", 0.01)
+    assert summed is not None and multiplied is not None
+    assert not summed.decisive(*DECISIVE) and abs(summed.z) < 3
+    assert multiplied.decisive(*DECISIVE) and multiplied.ratio == pytest.approx(16, rel=0.1)
+    # a cross (one line per parameter) has no rectangle to read
+    cross = [(p, N[0]) for p in P] + [(P[0], n) for n in N[1:]]
+    assert (
+        interaction(grid(product, 0, points=cross).kernels[0], ("p", "n"), "p", "n", 0.01) is None
+    )
+
+
+def test_only_an_excess_a_product_makes_counts() -> None:
+    def beyond(shown: str, allowed: str) -> list[Monomial]:
+        return products_beyond(parse_class(shown, ("p", "n")), parse_class(allowed, ("p", "n")))
+
+    assert [m.text() for m in beyond("p n", "p + n")] == ["n p"]
+    assert beyond("p n", "p n log n") == []  # within
+    assert beyond("p^2 n", "p + n") == []  # p's own order is over: the p-lines see it
+    assert beyond("p + n", "p + n") == []
+    assert GrowthClass.of([Monomial((("p", 1, 0), ("n", 1, 0)))]).text() == "n p"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_sum_bound_fails_a_product_and_passes_a_sum(seed: int) -> None:
+    bound = CheckOptions(rules=(ExpectationRule("*", "<= p + n"),))
+    (failed,) = check(grid(product, seed), options=bound).verdicts
+    assert failed.verdict == "fail" and failed.violates_expectation
+    (reason,) = [r.message for r in failed.reasons if r.kind == "expectation"]
+    assert reason.startswith("p n measured, <= n + p expected; n and p interact")
+    assert failed.probabilities["violation"] > 0.99
+    (passed,) = check(grid(additive, seed), options=bound).verdicts
+    assert passed.verdict == "pass", passed.reasons
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_baseline_sum_against_a_product_is_a_regression(seed: int) -> None:
+    (verdict,) = check(grid(product, seed), grid(additive, seed + 10)).verdicts
+    assert verdict.verdict == "fail" and verdict.regression
+    (reason,) = [r.message for r in verdict.reasons if r.kind == "regression"]
+    assert reason.startswith("p n now, p + n in the baseline; n and p interact")
+    assert "; in the baseline ×" in reason  # the baseline's own corners, for comparison
+    (same,) = check(grid(additive, seed), grid(additive, seed + 10)).verdicts
+    assert not same.regression
+
+
+def test_a_cross_cannot_show_a_product_and_does_not_pass_it_quietly() -> None:
+    cross = [(p, N[0]) for p in P] + [(P[0], n) for n in N[1:]] + [(P[-1], N[-1])]
+    mset = grid(product, 0, points=cross)
+    (verdict,) = check(
+        mset, options=CheckOptions(rules=(ExpectationRule("*", "<= p + n"),))
+    ).verdicts
+    # the off-line corner lets the model show the product, but no rectangle is whole
+    assert verdict.model is not None and verdict.model.complexity() == "O(p n)"
+    assert verdict.verdict == "inconclusive"
+    (reason,) = [r.message for r in verdict.reasons if r.kind == "expectation"]
+    assert "no rectangle of the grid is measured at all four corners" in reason
