@@ -70,13 +70,9 @@ def level(count: int, jitter: float, seed: int) -> dict[str, float]:
         verdicts = check(mset(kernels), options=options).verdicts
         out[f"bound {label} fail"] = 100 * np.mean([v.violates_expectation for v in verdicts])
     # regression mode: same shapes, a sum baseline measured apart
-    same = [
-        Kernel(k.name, k.metric, tuple(Point(q.at, tuple(q.values)) for q in k.points))
-        for k in sums
-    ]
     rng2 = np.random.default_rng(seed + 1000)
     rebased = []
-    for i, kernel in enumerate(same):  # the sum again, with fresh noise
+    for kernel in sums:  # the sum again, with fresh noise
         scale = [float(np.median(q.values)) for q in kernel.points]
         drift = 0.5 * jitter / math.sqrt(3)
         rebased.append(
