@@ -746,6 +746,8 @@ def _scalar(node: Node, key: str) -> Any:
         return SafeConstructor().construct_object(node)
     except ConstructorError:
         raise _Invalid(node, key, f"unsupported YAML tag {node.tag}") from None
+    except ValueError:  # an integer of thousands of digits (Python's conversion limit)
+        raise _Invalid(node, key, "a number too long to read") from None
 
 
 def _number(value: Any) -> float | None:
@@ -813,14 +815,16 @@ def _doubling(start: float, stop: float, text: str) -> tuple[float, ...]:
 def _geometric(start: float, stop: float, factor: float, text: str) -> tuple[float, ...]:
     if factor <= 1:
         raise ValueError(f"bad range {_quote(text)}: the factor must be greater than 1")
-    count = math.floor(math.log(stop / start) / math.log(factor) + 1e-9) + 1
+    steps = math.log(stop / start) / math.log(factor)  # inf where stop / start overflows
+    count = math.floor(steps + 1e-9) + 1 if math.isfinite(steps) else MAX_RANGE_VALUES + 1
     return _checked_count(count, text, lambda k: _tidy(start * factor**k))
 
 
 def _arithmetic(start: float, stop: float, step: float, text: str) -> tuple[float, ...]:
     if step <= 0:
         raise ValueError(f"bad range {_quote(text)}: the step must be greater than 0")
-    count = math.floor((stop - start) / step + 1e-9) + 1
+    steps = (stop - start) / step  # inf for a step that is tiny beside the span
+    count = math.floor(steps + 1e-9) + 1 if math.isfinite(steps) else MAX_RANGE_VALUES + 1
     return _checked_count(count, text, lambda k: _tidy(start + k * step))
 
 

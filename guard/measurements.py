@@ -9,6 +9,7 @@ instead of refusing a whole file.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -246,6 +247,11 @@ def _kernel_json(kernel: Kernel, parameters: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+# Nonzero values a fit by relative error can hold: weights of 1/y^2 overflow beyond ~1e154
+# either way, and no metric of seconds, bytes or counts comes near these.
+VALUE_RANGE = (1e-100, 1e100)
+
+
 def kernel_problems(kernel: Kernel, min_points: int = 2) -> list[str]:
     """Reasons this kernel cannot be modelled, as sentences; empty when it can.
 
@@ -254,7 +260,7 @@ def kernel_problems(kernel: Kernel, min_points: int = 2) -> list[str]:
     """
     problems: list[str] = []
     coords = [p.at for p in kernel.points]
-    dupes = sorted({c for c in coords if coords.count(c) > 1})
+    dupes = sorted(c for c, count in collections.Counter(coords).items() if count > 1)
     if dupes:
         problems.append(f"duplicate points {', '.join(_fmt_at(c) for c in dupes)}")
     empty = [p.at for p in kernel.points if not p.values]
@@ -279,12 +285,21 @@ def _bad_values(points: Iterable[Point]) -> str:
     """NaN, infinite or negative values; zeros are data (a count such as visits or bytes)."""
     points = tuple(points)
     every = np.fromiter(itertools.chain.from_iterable(p.values for p in points), dtype=float)
-    if bool((every >= 0).all()) and bool(np.isfinite(every).all()):
-        return ""  # the common case, one pass over the kernel's values
+    if bool((every >= 0).all()) and bool((every <= VALUE_RANGE[1]).all()):
+        nonzero = every[every > 0]
+        if bool((nonzero >= VALUE_RANGE[0]).all()):
+            return ""  # the common case, one pass over the kernel's values
     for point in points:
         v = np.asarray(point.values, dtype=float)
         bad = np.flatnonzero(~(v >= 0) | np.isinf(v))  # NaN fails v >= 0
         if bad.size == 0:
+            out = np.flatnonzero((v > VALUE_RANGE[1]) | ((v > 0) & (v < VALUE_RANGE[0])))
+            if out.size:
+                return (
+                    f"value {float(v[out[0]]):g} at {_fmt_at(point.at)} is outside "
+                    f"{VALUE_RANGE[0]:g}..{VALUE_RANGE[1]:g}, the range a fit by relative error "
+                    "can hold"
+                )
             continue
         first = float(v[bad[0]])
         if math.isnan(first):

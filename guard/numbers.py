@@ -9,8 +9,9 @@ back to before it gives up a column.
 from __future__ import annotations
 
 import math
+from typing import Any
 
-__all__ = ["at", "compact", "counted", "factor", "percent", "quantity", "size"]
+__all__ = ["at", "compact", "counted", "factor", "json_safe", "percent", "quantity", "size"]
 
 _POW2_FROM = 1024  # powers of two from 2^10 read better as 2^k than as digits
 
@@ -82,3 +83,15 @@ def probability(p: float) -> str:
 def counted(n: int, noun: str) -> str:
     """``1 kernel``, ``3 kernels``: a count with its noun (plural by an s)."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every NaN or infinite float as null: JSON has no such numbers, and a
+    reader of models@1 or verdicts@1 must not meet ``Infinity``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import requests
 
+from .. import numbers
 from ..checking.check import check as judge
 from ..checking.verdicts import FAIL_ON, CheckReport
 from ..checking.verdicts_json import read_report
@@ -173,7 +174,8 @@ def _write_report(
     path = folder / "report.md"
     path.write_text(markdown, encoding="utf-8")
     (folder / "verdicts.json").write_text(
-        json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        json.dumps(numbers.json_safe(report.to_json()), indent=1, ensure_ascii=False) + "\n",
+        encoding="utf-8",
     )
     doc = {"number": None if context is None else context.pr_number, "status": report.status}
     (folder / "pr.json").write_text(json.dumps(doc) + "\n", encoding="utf-8")

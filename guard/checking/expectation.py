@@ -498,6 +498,8 @@ class _Parser:
         if token.kind != "num":
             self.fail(token, f"expected a number after '{after}'", _EXPONENT_HINT)
         self.advance()
+        if len(token.value) > 30:
+            self.fail(token, "a number too long for an exponent", _EXPONENT_HINT)
         value = Fraction(token.value)
         if self.peek().kind == "/" and self.peek(1).kind in ("num", "-"):
             self.advance()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,10 +52,14 @@ def detect(text: str, path: str) -> str:
 
 def parse(text: str, path: str, format: str | None = None) -> MeasurementSet:
     """Parse text in the given (or detected) format; errors name ``path``."""
-    name = format or detect(text, path)
-    if name not in _REGISTRY:
-        raise FormatError(f"unknown format {name!r}; known: {', '.join(names())}", path)
-    return _REGISTRY[name].parse(text, path)
+
+    def read() -> MeasurementSet:
+        name = format or detect(text, path)
+        if name not in _REGISTRY:
+            raise FormatError(f"unknown format {name!r}; known: {', '.join(names())}", path)
+        return _REGISTRY[name].parse(text, path)
+
+    return _unbroken(read, path)
 
 
 def load(
@@ -103,7 +109,7 @@ def _load_file(p: Path, format: str | None) -> MeasurementSet:
     try:
         kind = _binary_kind(p)
         if kind is not None:
-            return _load_experiment(p, format, kind)
+            return _unbroken(lambda: _load_experiment(p, format, kind), path)
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise FormatError("no such file", str(path)) from None
@@ -113,7 +119,28 @@ def _load_file(p: Path, format: str | None) -> MeasurementSet:
         raise FormatError(f"not UTF-8 text (byte {exc.start})", str(path)) from None
     except OSError as exc:
         raise FormatError(exc.strerror or str(exc), str(path)) from None
-    return parse(text, str(path), format)
+    return parse(text.removeprefix("\ufeff"), str(path), format)
+
+
+def _unbroken(read: Callable[[], MeasurementSet], path: str) -> MeasurementSet:
+    """What a reader raised that it did not mean to, as a FormatError naming the file: a
+    number too large for a float, a field of the wrong type deep in a tool's file, a
+    damaged archive. The readers name the line where they can; this is the net."""
+    try:
+        return read()
+    except (OverflowError, ValueError, TypeError, KeyError, IndexError, struct.error) as exc:
+        raise FormatError(f"cannot be read: {_reason(exc)}", path) from None
+    except zipfile.BadZipFile as exc:
+        raise FormatError(f"not a readable Extra-P experiment: {exc}", path) from None
+    except MemoryError:
+        raise FormatError("cannot be read: it asks for more memory than there is", path) from None
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if isinstance(exc, OverflowError) or "too large" in text or "Exceeds the limit" in text:
+        return f"a number is too large ({text})"
+    return text[:200]
 
 
 def _binary_kind(path: Path) -> str | None:

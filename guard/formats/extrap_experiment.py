@@ -39,11 +39,21 @@ _VALUES_MAGIC = b"Extra-P VALUES\0\0"
 _INDEX_MAGIC = b"Extra-P INDEX\0\0\0"
 
 
+MAX_UNPACKED = 2**29  # a zip's contents, uncompressed: a larger one is a bomb, not a study
+
+
 def load(path: Path) -> MeasurementSet:
     """Read a ``.extra-p`` experiment; errors name the file and the JSON element."""
     where = str(path)
     try:
         with zipfile.ZipFile(path) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+            if unpacked > MAX_UNPACKED:
+                raise FormatError(
+                    f"unpacks to {unpacked / 2**30:.1f} GiB, more than the "
+                    f"{MAX_UNPACKED / 2**20:g} MiB an Extra-P experiment is read up to",
+                    where,
+                )
             try:
                 text = archive.read(EXPERIMENT).decode("utf-8")
             except KeyError:

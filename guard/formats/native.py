@@ -44,8 +44,12 @@ def _created_mode() -> int:
 
 
 def _sniff(text: str) -> bool:
-    head = text.lstrip()[:4096]
-    return head.startswith("{") and SCHEMA in head
+    """A JSON object naming a measurements@ schema anywhere: another tool may write the keys
+    sorted (``kernels`` first) or the slash escaped, and a wrong version is best named by
+    the reader ("expected measurements@1, got @2") than by "cannot tell the format"."""
+    return text.lstrip().startswith("{") and any(
+        tag in text for tag in ("perfguard/measurements@", "perfguard\\/measurements@")
+    )
 
 
 class _Reader:
@@ -157,6 +161,13 @@ def _run_info(r: _Reader, run_doc: dict[str, Any]) -> RunInfo:
                 },
             )
         )
+    for key in ("commit", "branch", "started"):
+        if not isinstance(run_doc.get(key), (str, type(None))):
+            raise r.fail(f"run.{key}", f"expected a string, got {json.dumps(run_doc[key])}")
+    try:  # it is written back as read (merge): JSON has no NaN to write
+        json.dumps(machine, allow_nan=False)
+    except ValueError:
+        raise r.fail("run.machine", "expected finite numbers, found NaN or Infinity") from None
     return RunInfo(
         commit=run_doc.get("commit"),
         branch=run_doc.get("branch"),
