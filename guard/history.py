@@ -368,14 +368,24 @@ class History:
             why = f"no run of the merge base {base[:7]}"
         else:
             why = f"no merge base of {head} and {ref} ({failure})"
-        newest = self._newest_on(ref, events)
-        if newest is None:
+        recent = self._newest_on(ref, events, limit=50)
+        if not recent:
             raise HistoryError(
                 f"{why} and no run on branch {_branch_names(ref)[-1]}; record a run on that "
                 "branch first (or compare against a measurement file with --baseline FILE)",
                 self.path,
             )
-        note = f"{why}; using the newest run on {newest.branch}, {newest.short} ({newest.date})"
+        # a run of a commit HEAD descends from; after a force-push the newest may be of a
+        # commit no longer in the repository, whose changes this one never had
+        for row in recent:
+            if row.commit and _is_ancestor(Path(repo), row.commit, head):
+                note = f"{why}; using the newest run of an ancestor on {row.branch}, {row.short}"
+                return row, f"{note} ({row.date})"
+        newest = recent[0]
+        note = (
+            f"{why}; using the newest run on {newest.branch}, {newest.short} ({newest.date}), "
+            f"although {newest.short} is not an ancestor of {head}"
+        )
         return newest, note
 
     def timeline(
@@ -455,17 +465,18 @@ class History:
         )
         return rows[0] if rows else None
 
-    def _newest_on(self, ref: str, events: Sequence[str]) -> RunRow | None:
+    def _newest_on(self, ref: str, events: Sequence[str], limit: int = 1) -> list[RunRow]:
+        """The newest ``limit`` runs on the branch ``ref`` names, newest first."""
         marks = ", ".join("?" * len(events))
         for name in _branch_names(ref):
             rows = self._run_rows(
                 f"SELECT {_RUN_COLUMNS} FROM runs WHERE branch = ? AND event IN ({marks})"
-                " ORDER BY id DESC LIMIT 1",
-                (name, *events),
+                " ORDER BY id DESC LIMIT ?",
+                (name, *events, limit),
             )
             if rows:
-                return rows[0]
-        return None
+                return rows
+        return []
 
     def _run_rows(self, query: str, args: Sequence[Any]) -> list[RunRow]:
         with _errors(self.path):
@@ -626,9 +637,18 @@ def _measurements_doc(run: Sequence[Any], kernels: Sequence[Sequence[Any]]) -> d
 
 
 def _merge_base(repo: Path, head: str, ref: str) -> tuple[str | None, str]:
-    """``git merge-base head ref`` in ``repo``: (sha, "") or (None, why not)."""
+    """``git merge-base head ref`` in ``repo``: (sha, "") or (None, why not). A checkout as
+    actions/checkout makes it has no local ``main``, only ``origin/main``: tried next."""
     sha, why = git(repo, "merge-base", head, ref, timeout=60)
+    if sha is None and not ref.startswith(("origin/", "refs/")):
+        sha, _ = git(repo, "merge-base", head, f"origin/{ref}", timeout=60)
     return sha, (why if sha is None else "")
+
+
+def _is_ancestor(repo: Path, commit: str, head: str) -> bool:
+    """Whether ``commit`` is in ``head``'s history (False if git cannot tell)."""
+    out, _ = git(repo, "merge-base", "--is-ancestor", commit, head, timeout=60)
+    return out is not None
 
 
 def _branch_names(ref: str) -> list[str]:

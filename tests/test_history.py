@@ -426,10 +426,43 @@ def test_baseline_falls_back_to_the_newest_run_on_the_branch(
         assert run.id == newest
         assert note == (
             f"no run of the merge base {repo['base'][:7]}; using the newest run on main, "
-            f"{repo['main2'][:7]} (2026-11-20)"
+            f"{repo['main2'][:7]} (2026-11-20), although {repo['main2'][:7]} is not an "
+            "ancestor of HEAD"
         )
         run, note = history.baseline_for("origin/main", Path(repo["path"]))  # git knows no origin
         assert run.id == newest and note.startswith("no merge base of HEAD and origin/main (")
+
+
+def test_the_fallback_prefers_a_run_of_an_ancestor(db: Path, repo: dict[str, str]) -> None:
+    """After a force-push the newest run on main may be of a commit the pull request never
+    had: a run of a commit HEAD descends from is the baseline, however old."""
+    path = Path(repo["path"])
+    git(path, "checkout", "-q", "--detach", repo["base"])
+    git(path, "commit", "-q", "--allow-empty", "-m", "before the merge base")
+    older = git(path, "rev-parse", "HEAD")
+    git(path, "checkout", "-q", "-B", "feature2", older)
+    git(path, "commit", "-q", "--allow-empty", "-m", "feature 2")
+    with History.open(db) as history:
+        ancestor = history.record(one_parameter(older, "main"))
+        history.record(one_parameter(repo["main2"], "main"))  # newer, not an ancestor
+        run, note = history.baseline_for("main", path)
+    assert run.id == ancestor
+    assert f"using the newest run of an ancestor on main, {older[:7]}" in note
+
+
+def test_a_checkout_without_a_local_main_finds_the_merge_base_on_origin(
+    db: Path, repo: dict[str, str], tmp_path: Path
+) -> None:
+    """actions/checkout leaves remote branches only: "main" is origin/main there."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", repo["path"], str(clone)], check=True)
+    git(clone, "checkout", "-q", "--detach", repo["feat"])
+    assert git(clone, "branch", "--list", "main") == ""  # origin/main only
+    with History.open(db) as history:
+        base_id = history.record(one_parameter(repo["base"], "main"))
+        history.record(one_parameter(repo["main2"], "main"))
+        run, note = history.baseline_for("main", clone)
+    assert run.id == base_id and note == f"baseline: merge base {repo['base'][:7]} of main"
 
 
 def test_only_pushes_and_the_merge_queue_become_baselines_in_actions(
