@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .inputs import check_format, load, load_optional_config, naming_held
+from .inputs import (
+    check_format,
+    check_writable,
+    load,
+    load_optional_config,
+    naming_held,
+    write_text,
+)
 from .run import Measure, measure_config, measured_exit
 from .settings import CheckFlags, check_options
 
@@ -55,8 +62,8 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
 
     get_modeler(request.flags.modeler)  # a bad option fails before anything is read
     check_format(request.format)
-    if request.markdown is not None and not request.markdown.parent.exists():
-        raise UsageError(f"--markdown: folder {request.markdown.parent} does not exist")
+    if request.markdown is not None:
+        check_writable(request.markdown, "--markdown")
     cfg = load_optional_config(request.config)
     if request.current is None and cfg is None:
         raise UsageError(
@@ -81,7 +88,7 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
 
         facts = analytical_facts(cfg, current) if cfg is not None else {}
         text = render_report(report, current, baseline, facts=facts)
-        request.markdown.write_text(text, encoding="utf-8")
+        write_text(request.markdown, text, "--markdown")
     return CheckOutcome(report, current)
 
 

@@ -324,13 +324,14 @@ def _baseline(
     if not ref or not options.db.exists():
         why = "no --baseline or --baseline-ref" if not ref else f"no history at {options.db}"
         return None, f"no baseline ({why}): checking the expectations only"
-    with History.open(options.db) as history:
-        try:
+    try:  # no usable baseline -- none recorded, a damaged or newer history -- is a note:
+        # the expectations are still checked and shown, and storing says what went wrong
+        with History.open(options.db) as history:
             events = TRUSTED_EVENTS if context is not None else (*TRUSTED_EVENTS, LOCAL)
             row, note = history.baseline_for(ref, config.path.absolute().parent, events=events)
-        except PerfguardError as exc:  # no usable baseline is a note, not a broken build
-            return None, f"no baseline: {exc}; checking the expectations only"
-        return history.load_run(row.id), note
+            return history.load_run(row.id), note
+    except PerfguardError as exc:
+        return None, f"no baseline: {exc}; checking the expectations only"
 
 
 def measure_commit(ref: str, config: Config, measure: Measure) -> MeasurementSet:

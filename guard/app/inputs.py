@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,7 +15,14 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..measurements import MeasurementSet
 
-__all__ = ["load", "check_format", "check_writable", "load_optional_config", "naming_held"]
+__all__ = [
+    "load",
+    "check_format",
+    "check_writable",
+    "load_optional_config",
+    "naming_held",
+    "write_text",
+]
 
 
 def load(
@@ -58,16 +66,26 @@ def load_optional_config(path: Path | None) -> Config | None:
     return load_config(CONFIG_PATH) if CONFIG_PATH.is_file() else None
 
 
-def check_writable(path: Path) -> None:
+def check_writable(path: Path, option: str = "--output") -> None:
     """Fail before a long run, not after it, when the output cannot be written."""
     if path.is_dir():
-        raise UsageError(f"{path} is a directory; give a file name for the measurements")
+        raise UsageError(f"{option} {path} is a directory; give a file name")
     folder = path.parent
     if not folder.is_dir():
-        raise UsageError(f"folder {folder} does not exist; create it or choose another --output")
+        raise UsageError(f"{option}: folder {folder} does not exist; create it or choose another")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{option} {path}: the file cannot be written (permission denied)")
     try:
         probe = folder / f".{path.name}.perfguard-probe"
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
-        raise UsageError(f"cannot write to {folder}: {exc.strerror or exc}") from None
+        raise UsageError(f"{option}: cannot write to {folder}: {exc.strerror or exc}") from None
+
+
+def write_text(path: Path, text: str, option: str) -> None:
+    """Write an output file; what still goes wrong (a full disk) is one line naming it."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: {exc.strerror or exc}") from None

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .inputs import check_writable, load
+from .inputs import check_writable, load, write_text
 
 if TYPE_CHECKING:
     from ..checking.verdicts import CheckReport
@@ -43,6 +43,6 @@ def report(
     from ..reporting.markdown import render_report
 
     before = load(baseline) if baseline is not None else None
-    check_writable(markdown)
-    markdown.write_text(render_report(saved, now, before), encoding="utf-8")
+    check_writable(markdown, "--markdown")
+    write_text(markdown, render_report(saved, now, before), "--markdown")
     return ReportOutcome(saved, markdown, now)

@@ -247,9 +247,13 @@ def test_an_interrupted_run_is_checked_as_an_error_and_not_stored(
     assert "stored run 1" in stored.stdout + stored.stderr
 
 
-def test_a_history_it_cannot_store_in_still_shows_the_verdicts(tmp_path: Path) -> None:
+@pytest.mark.parametrize("baseline", [[], ["--baseline-ref", "main"]])
+def test_a_history_it_cannot_store_in_still_shows_the_verdicts(
+    tmp_path: Path, baseline: list[str]
+) -> None:
     # a damaged history: "...damaged (database disk image is malformed)", exit 2, and the
-    # regression's table never appeared (the fail only in .perfguard/report/)
+    # regression's table never appeared (the fail only in .perfguard/report/); read for a
+    # baseline (every pull request), it skipped the check and wrote no report at all
     from guard.measurements import Kernel, MeasurementSet, Point
 
     project(tmp_path, 2.0)
@@ -261,7 +265,10 @@ def test_a_history_it_cannot_store_in_still_shows_the_verdicts(tmp_path: Path) -
     (tmp_path / "broken.sqlite").write_bytes(b"SQLite format 3\x00" + b"\xff" * 4096)
     done = perfguard(
         "ci", "-c", "perfguard.yml", "--comment", "never", "--measurements", "now.json",
-        "--db", "broken.sqlite", cwd=tmp_path, env={"GITHUB_ACTIONS": None},
+        "--db", "broken.sqlite", *baseline, cwd=tmp_path, env={"GITHUB_ACTIONS": None},
     )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr  # the verdict's code, not 2
     assert "fail dedupe" in done.stdout and "not stored: " in done.stdout + done.stderr
+    assert (tmp_path / ".perfguard" / "report" / "verdicts.json").is_file()
+    if baseline:
+        assert "no baseline: " in done.stdout + done.stderr

@@ -197,3 +197,17 @@ def test_an_error_naming_a_dropped_parameter_says_it_was_dropped(tmp_path):
     typo = perfguard("check", source, "--expect", "k=<= q")
     assert typo.returncode == 2 and "unknown parameter 'q'" in typo.stderr
     assert "left out" not in typo.stderr
+
+
+def test_a_markdown_path_it_cannot_write_is_one_line_before_checking(tmp_path):
+    """A folder as --markdown was a traceback and exit 1 (a scalability bug, to CI) after a
+    passing check."""
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    for target, message in (
+        (folder, "is a directory; give a file name"),
+        (tmp_path / "no" / "x.md", "does not exist"),
+    ):
+        r = perfguard("check", CAND, "--markdown", target)
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+        assert r.stderr.startswith("perfguard: error: --markdown")
