@@ -69,6 +69,7 @@ class _Bench:
     points: list[_Point] = field(default_factory=list)
     spent: float = 0.0
     error: RunError | None = None
+    sized: bool = False  # the pilot is through its sizes (an interrupt can come first)
 
     def target_repetitions(self, options: RunConfig) -> tuple[int, int]:
         reps = self.spec.repetitions
@@ -107,11 +108,14 @@ class _Run:
             self.emit(RunEvent("start", bench.spec.name, active=len(bench.spec.points)))
             for at in bench.spec.points:
                 if self.clock() >= self.deadline:
+                    for left in self.benches:  # the budget, not an interrupt, cut these
+                        left.sized = True
                     return
                 point = _Point(at)
                 bench.points.append(point)
                 if not self.measure(bench, point, bench.spec.warmup) or self.should_stop(bench):
                     break
+            bench.sized = True
 
     def should_stop(self, bench: _Bench) -> bool:
         """Stop growing, but not on one slow execution: the size is timed again first."""
@@ -230,20 +234,20 @@ class _Run:
         return [b for b in self.benches if b.error is None]
 
     def complete(self, bench: _Bench) -> bool:
-        return all(p.done or self.finished(bench, p) for p in bench.points)
+        return bench.sized and all(p.done or self.finished(bench, p) for p in bench.points)
 
     def cut_short(self, bench: _Bench) -> RunError:
         measured = sum(bool(p.values) for p in bench.points)
+        sizes = len(bench.points) if bench.sized else len(bench.spec.points)
         lowest = bench.target_repetitions(self.options)[0]
         short = sum(0 < len(p.values) < lowest for p in bench.points)
         fewer = f" ({short} with fewer than {lowest} repetitions)" if short else ""
-        if not short and measured == len(bench.points):
+        if not short and measured == sizes:
             fewer = " (before their repetitions were done)"
         return RunError(
             bench.spec.name,
             "interrupted",
-            f"the run was interrupted with {measured} of {len(bench.points)} sizes measured"
-            + fewer,
+            f"the run was interrupted with {measured} of {sizes} sizes measured" + fewer,
         )
 
     # -------------------------------------------------------------- result

@@ -273,6 +273,25 @@ def test_an_interrupt_cuts_short_only_the_benchmarks_it_stopped() -> None:
     )
 
 
+def test_an_interrupt_in_the_pilot_names_the_benchmarks_it_never_reached() -> None:
+    """They had no sizes yet, so every one of them read as complete: a check of the file
+    could not tell they were never measured."""
+    clock = FakeClock()
+    costs = {name: linear for name in "abcd"}
+    executor = FakeExecutor(clock, costs, interrupt_after=3)
+    mset = run_benchmarks(
+        [spec(name) for name in "abcd"], executor, RunConfig(budget=1000), clock=clock
+    )
+    measured = {k.name for k in mset.kernels}
+    cut = {e.benchmark: e.message for e in mset.run.errors}
+    assert set(cut) | measured == set("abcd") and len(cut) >= 3
+    never = [name for name in "abcd" if name not in measured]
+    assert never and all(
+        cut[name] == f"the run was interrupted with 0 of {len(SIZES)} sizes measured"
+        for name in never
+    )
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_points_keep_growing_size_order_in_the_result(seed: int) -> None:
     clock = FakeClock()
