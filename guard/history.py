@@ -255,7 +255,21 @@ class History:
                 )
             for verdict in report.verdicts if report is not None else ():
                 self._insert_verdict(run_id, verdict)
+        self._checkpoint()
         return run_id
+
+    def _checkpoint(self) -> None:
+        """Copy the write-ahead log into the file itself: a CI cache saves the file alone,
+        and a run left in ``-wal`` (a full disk when closing) was lost with a malformed file.
+        Another connection holding the log only defers it (it checkpoints in turn)."""
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error as exc:
+            raise HistoryError(
+                f"the run is in {self.path.name}-wal but could not be copied into the file "
+                f"({exc}): keep the -wal file beside it, or free space and store again",
+                self.path,
+            ) from None
 
     def _insert_run(self, doc: dict[str, Any], report: CheckReport | None, event: str) -> int:
         run = dict(doc["run"])

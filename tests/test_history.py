@@ -499,3 +499,16 @@ def test_timeline_table_highlights_a_class_change_only() -> None:
     table = timeline_table([row(1, "O(n)"), row(2, None), row(3, "O(n)"), row(4, "O(n^2)")])
     styles = [str(cell.style) for cell in table.columns[5]._cells]
     assert styles == ["", "", "", "bold yellow"]
+
+
+def test_a_stored_run_is_in_the_file_itself_not_only_its_log(db: Path, tmp_path: Path) -> None:
+    """A CI cache saves history.sqlite alone: a run left in history.sqlite-wal (a full disk
+    at close) was lost, and the file read as malformed."""
+    import shutil
+
+    with History.open(db) as history:
+        run_id = history.record(one_parameter())
+        alone = tmp_path / "alone.sqlite"
+        shutil.copyfile(db, alone)  # while the writer is still open: the file, not its log
+    with History.open(alone) as copy:
+        assert [r.id for r in copy.runs()] == [run_id]
