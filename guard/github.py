@@ -449,6 +449,12 @@ class GitHubClient:
                     raise GitHubError(
                         f"{reason} (gave up after {attempt + 1} attempts)", status=exc.status
                     ) from None
+                if exc.wait is not None and exc.wait > MAX_WAIT:  # an hour-long rate limit
+                    raise GitHubError(
+                        f"{reason} (the server asks to wait {exc.wait:.0f} s, more than "
+                        f"{MAX_WAIT:g} s a job idles for; giving up)",
+                        status=exc.status,
+                    ) from None
                 wait = self._wait_for(exc, attempt)
                 attempt += 1
                 log.warning("%s; retry %d of %d in %.1f s", reason, attempt, self._retries, wait)

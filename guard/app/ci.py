@@ -148,9 +148,8 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
         facts=analytical_facts(config, current),
     )
     report_path = _write_report(options.report_dir, markdown, report, context)
-    comment = _announce(options, services, report, markdown, report_path)
     unstored = None
-    try:
+    try:  # before the network: a slow API and a cancelled job must not lose the run
         run_id = _store(options, current, report, services.say, context)
     except HistoryError as exc:  # the verdicts stand and are shown; the store failed
         run_id, unstored = None, str(exc)
@@ -158,6 +157,7 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
         services.say(
             annotation("error", why, title="perfguard") if context else f"perfguard: {why}"
         )
+    comment = _announce(options, services, report, markdown, report_path)
     return CiOutcome(report, current, report_path, note, comment, run_id, options.fail_on, unstored)
 
 

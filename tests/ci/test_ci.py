@@ -272,3 +272,25 @@ def test_a_history_it_cannot_store_in_still_shows_the_verdicts(
     assert (tmp_path / ".perfguard" / "report" / "verdicts.json").is_file()
     if baseline:
         assert "no baseline: " in done.stdout + done.stderr
+
+
+def test_the_run_is_stored_before_the_comment_is_posted(
+    tmp_path: Path, httpserver: HTTPServer
+) -> None:
+    """A slow or rate-limited API, and a job cancelled while it waits, lost the finished run:
+    it was stored only after the comment."""
+    from guard.history import History
+
+    project(tmp_path, 2.0)
+    stored_when_listed: list[int] = []
+
+    def listing(request: Request) -> Response:
+        with History.open(tmp_path / "history.sqlite") as history:
+            stored_when_listed.append(len(history.runs()))
+        return Response("[]", 200, content_type="application/json")
+
+    httpserver.expect_request(COMMENTS, method="GET").respond_with_handler(listing)
+    httpserver.expect_request(COMMENTS, method="POST").respond_with_json(comment(41, "x"), 201)
+    done = ci(tmp_path, httpserver, "--db", "history.sqlite")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert stored_when_listed == [1]

@@ -234,6 +234,17 @@ def test_an_exhausted_rate_limit_waits_until_the_reset(httpserver, client, sleep
     assert sleeps == [5.0]
 
 
+def test_a_rate_limit_reset_an_hour_away_gives_up_at_once(httpserver, client, sleeps):
+    """It retried four times a minute apart (four minutes of a job) before giving up."""
+    limited = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "4600"}
+    httpserver.expect_request(LIST_PATH, method="GET").respond_with_json(
+        {"message": "API rate limit exceeded"}, status=403, headers=limited
+    )
+    with pytest.raises(GitHubError, match="asks to wait 3600 s, more than 60 s") as caught:
+        client.upsert_comment(REPO, PR, "report")
+    assert caught.value.status == 403 and sleeps == [] and len(httpserver.log) == 1
+
+
 def test_gives_up_after_the_retries_with_the_status(httpserver, client, sleeps):
     httpserver.expect_request(LIST_PATH).respond_with_json({"message": "unavailable"}, status=503)
     with pytest.raises(GitHubError, match="HTTP 503: unavailable") as caught:
