@@ -137,9 +137,9 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
         current = replace(current, run=replace(current.run, commit=context.head_sha))
     save_measurements(current, options.output)
     baseline, note = _baseline(options, context, config, services.measure)
-    if note:
-        services.say(note)
     report = judge(current, baseline, check_opts)
+    if note:  # in the report, the summary and the comment: what the PR was compared with
+        report = replace(report, notes=(note, *report.notes))
     markdown = render_report(
         report,
         current,
