@@ -180,7 +180,7 @@ def test_same_runner_ab_measures_the_base_commit_in_a_worktree(tmp_path: Path) -
     assert "HEAD~1 measured in this job (same runner)" in done.stdout
     # and the report a reviewer reads says what the run was compared with
     report = (tmp_path / ".perfguard/report/report.md").read_text()
-    assert "baseline: HEAD~1 measured in this job (same runner)" in report
+    assert "- note: baseline: HEAD\\~1 measured in this job (same runner)" in report
     verdicts = json.loads((tmp_path / ".perfguard/report/verdicts.json").read_text())
     flags = {k["kernel"]: k["regression"] for k in verdicts["kernels"]}
     assert flags == {"linear": False, "dedupe": True}
