@@ -171,7 +171,23 @@ def check(
     judge.numbers = _prepare(now, before, judge)
     judge.bends = _bends(current, now, judge)
     verdicts = [judge.verdict(a, before.get(a.kernel.key)) for a in now.values()]
-    ranked = rank_kernels(verdicts, current.parameters, opts.target)
+    largest = {
+        k.key: {q: max(p.at[i] for p in k.points) for i, q in enumerate(current.parameters)}
+        for k in current.kernels
+        if k.points
+    }
+    ranked = rank_kernels(verdicts, current.parameters, opts.target, largest)
+    unnamed = [q for q in current.parameters if opts.target and q not in opts.target]
+    if unnamed:
+        tops = {q: sorted({v[q] for v in largest.values()}) for q in unnamed}
+        where = ", ".join(
+            numbers.at(q, xs[0]) if len(xs) == 1 else f"{q} at each kernel's largest"
+            for q, xs in tops.items()
+        )
+        notes += (
+            f"the target names {', '.join(opts.target)} only: the rest is taken at the "
+            f"largest measured value ({where}); add --target {unnamed[0]}=... to choose",
+        )
     notes += (*current.notes, *(baseline.notes if baseline is not None else ()))
     # a benchmark with kernels says so in their reasons; one that measured nothing, here
     measured = {name for name, _ in now}

@@ -17,20 +17,25 @@ FAR = 2.0**20  # where kernels of one class are told apart when no target is giv
 
 
 def rank_kernels(
-    verdicts: Sequence[Verdict], parameters: Sequence[str], target: Mapping[str, float]
+    verdicts: Sequence[Verdict],
+    parameters: Sequence[str],
+    target: Mapping[str, float],
+    largest: Mapping[tuple[str, str], Mapping[str, float]] | None = None,
 ) -> list[Verdict]:
     """The verdicts in input order, each with its rank (1 = the most expensive at scale)
     among the kernels of its metric (seconds and bytes are not compared).
 
     With a target every model is evaluated there (parameters the target leaves out at
-    ``FAR``) and ranked by that value; without one, by lead class first, then by the
-    value at ``FAR``.  Kernels without a model get no rank.
+    the kernel's ``largest`` measured value, as its change at the target is) and ranked by
+    that value; without one, by lead class first, then by the value at ``FAR``.  Kernels
+    without a model get no rank.
     """
     keyed = []
     for i, v in enumerate(verdicts):
         if v.model is None:
             continue
-        at = {p: float(target.get(p, FAR)) for p in v.model.parameters}
+        fill = (largest or {}).get((v.kernel, v.metric), {}) if target else {}
+        at = {p: float(target.get(p, fill.get(p, FAR))) for p in v.model.parameters}
         # grows faster than any class: above every model at scale, whatever its fit says
         value = math.inf if exploding(v.model) else float(np.asarray(v.model.evaluate(at)))
         lead = max(v.model.lead_order(p) for p in v.model.parameters)

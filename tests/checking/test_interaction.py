@@ -95,3 +95,16 @@ def test_a_cross_cannot_show_a_product_and_does_not_pass_it_quietly() -> None:
     assert verdict.verdict == "inconclusive"
     (reason,) = [r.message for r in verdict.reasons if r.kind == "expectation"]
     assert "no rectangle of the grid is measured at all four corners" in reason
+
+
+def test_a_target_naming_one_parameter_takes_the_rest_where_the_change_does() -> None:
+    """The table's "at p=4096" evaluated n at 2^20 while the change read n=16000."""
+    report = check(grid(additive, 0), options=CheckOptions(target={"p": 4096}))
+    (verdict,) = report.verdicts
+    assert verdict.model is not None and verdict.predicted == pytest.approx(
+        float(verdict.model.evaluate({"p": 4096, "n": 16000})), rel=1e-9
+    )
+    assert (
+        "the target names p only: the rest is taken at the largest measured value (n=16000)"
+        in " ".join(report.notes)
+    )
