@@ -126,7 +126,20 @@ class CiOutcome:
 
 def ci(options: CiOptions, services: CiServices) -> CiOutcome:
     """Measure, check, report, comment and store; returns what happened."""
+    given = [
+        f"{flag} {value}"
+        for flag, value in (
+            ("--baseline", options.baseline),
+            ("--baseline-ref", options.baseline_ref),
+            ("--baseline-commit", options.baseline_commit),
+        )
+        if value is not None
+    ]
+    if len(given) > 1:  # one of them silently won, a different one for each pair
+        raise UsageError(f"give one baseline, not {' and '.join(given)}")
     config = load_config(options.config)
+    if options.baseline_ref is not None:
+        _check_ref(options.baseline_ref, config.path.absolute().parent)
     check_opts = check_options(config, CheckFlags(strict=options.strict))
     options.report_dir.mkdir(parents=True, exist_ok=True)
     current = _current(options, config, services.measure)
@@ -332,6 +345,20 @@ def _baseline(
             return history.load_run(row.id), note
     except PerfguardError as exc:
         return None, f"no baseline: {exc}; checking the expectations only"
+
+
+def _check_ref(ref: str, folder: Path) -> None:
+    """A --baseline-ref git knows neither as given nor on origin is a typo: it turned the
+    regression gate off with a note ("no baseline") and the build passed. Outside a git
+    repository the history's branch names are all there is, and they are not checked."""
+    if git(folder, "rev-parse", "--git-dir")[0] is None:
+        return
+    for name in (ref, f"origin/{ref}"):
+        if git(folder, "rev-parse", "--verify", "--quiet", "--end-of-options", name)[0]:
+            return
+    raise UsageError(
+        f"--baseline-ref {ref}: git knows no such branch or commit here (nor origin/{ref})"
+    )
 
 
 def measure_commit(ref: str, config: Config, measure: Measure) -> MeasurementSet:

@@ -297,3 +297,19 @@ def test_the_run_is_stored_before_the_comment_is_posted(
     done = ci(tmp_path, httpserver, "--db", "history.sqlite")
     assert done.returncode == 1, done.stdout + done.stderr
     assert stored_when_listed == [1]
+
+
+def test_two_baselines_or_a_mistyped_ref_are_refused_before_measuring(tmp_path: Path) -> None:
+    """One of two baselines silently won; a mistyped --baseline-ref turned the regression
+    gate off with a note and the build passed."""
+    project(tmp_path, 1.0)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "base")
+    (tmp_path / "base.json").write_text("{}")
+    both = outside_actions(tmp_path, "--baseline", "base.json", "--baseline-ref", "main")
+    assert both.returncode == 2
+    assert "give one baseline, not --baseline base.json and --baseline-ref main" in both.stderr
+    typo = outside_actions(tmp_path, "--baseline-ref", "mian", "--comment", "never")
+    assert typo.returncode == 2 and "--baseline-ref mian: git knows no such branch" in typo.stderr
+    assert not (tmp_path / ".perfguard" / "report").exists()  # nothing was measured
