@@ -68,6 +68,11 @@ def load_optional_config(path: Path | None) -> Config | None:
 
 def check_writable(path: Path, option: str = "--output") -> None:
     """Fail before a long run, not after it, when the output cannot be written."""
+    real = Path(os.path.realpath(path))
+    if real.exists() and not real.is_file() and not real.is_dir():  # a pipe, /dev/stdout
+        if not os.access(real, os.W_OK):
+            raise UsageError(f"{option} {path}: cannot be written (permission denied)")
+        return
     if path.is_dir():
         raise UsageError(f"{option} {path} is a directory; give a file name")
     folder = path.parent

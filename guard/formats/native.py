@@ -23,8 +23,15 @@ def dumps(mset: MeasurementSet) -> str:
 
 
 def save(mset: MeasurementSet, path: str | Path) -> None:
-    """Write measurements@1 atomically: readers see the old file or the new one, never half."""
-    target = Path(path)
+    """Write measurements@1 atomically: readers see the old file or the new one, never half.
+
+    A symlink is written through (its target replaced, the link kept); a special file (a
+    pipe, /dev/stdout) is written into as it is, since it cannot be replaced."""
+    target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(dumps(mset))
+        return
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

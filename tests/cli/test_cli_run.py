@@ -322,3 +322,19 @@ def test_a_bound_with_a_typo_fails_before_anything_is_measured(tmp_path: Path) -
     assert done.returncode == 2, done.stderr
     assert "unknown parameter 'lgo' at column 6" in done.stderr and "perfguard.yml:" in done.stderr
     assert not out.exists()
+
+
+def test_an_output_symlink_is_written_through_not_replaced(tmp_path: Path) -> None:
+    """-o link.json replaced the link with a file (and, as root, -o /dev/stdout replaced the
+    system's /dev/stdout)."""
+    source = tmp_path / "a.json"
+    source.write_text(
+        '{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": [{"name": "k",'
+        ' "metric": "time", "points": [{"at": {"n": 1}, "values": [1.0, 1.1]}]}]}'
+    )
+    real, link = tmp_path / "real.json", tmp_path / "link.json"
+    real.write_text("{}")
+    link.symlink_to(real)
+    done = perfguard("merge", source, "-o", link)
+    assert done.returncode == 0, done.stderr
+    assert link.is_symlink() and json.loads(real.read_text())["kernels"][0]["name"] == "k"
