@@ -273,6 +273,15 @@ def ci_cmd(
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning perfguard errors into one line and an exit code."""
+    import warnings
+
+    # numpy's floating-point notices (an overflow in a far extrapolation) are not messages
+    # for a user: what they mean reaches the output as a skipped kernel or a null
+    warnings.filterwarnings(
+        "ignore",
+        message=r"(overflow|invalid value|divide by zero|underflow) encountered",
+        category=RuntimeWarning,
+    )
     try:
         code = app(args=argv, prog_name="perfguard", standalone_mode=False)
     except PerfguardError as exc:
