@@ -104,7 +104,7 @@ def bound_numbers(
     size left out; where it is likely but does not fail, the bound test (and its held-out
     p-values where it is significant)."""
     p = bound_probabilities(lines, admitted, settings)
-    shown = [int(le.group.shown_class[le.row]) for le in lines]
+    shown = [le.shown_class for le in lines]
     outside = [i for i in range(len(lines)) if not admitted[i, shown[i]]]
     numbers = [BoundNumbers(float(v)) for v in p]
     sure = [i for i in outside if numbers[i].confident(confidence)]

@@ -100,7 +100,7 @@ class ClassView:
             gather("class_prior"),
             (shares.reshape(len(lines), -1), growth.reshape(len(lines), -1)),
             settings,
-            np.array([le.group.shown_class[le.row] for le in lines], dtype=int),
+            np.array([le.shown_class for le in lines], dtype=int),
         )
 
 

@@ -169,7 +169,7 @@ def unit_text(parameter: str, order: Order) -> str:
 def shown_class(ev: Evidence | LineEvidence) -> int:
     """The class a person reads: the evidence's likeliest (the model's own)."""
     if isinstance(ev, LineEvidence):
-        return int(ev.group.shown_class[ev.row])
+        return ev.shown_class
     return int(ev.shown_class[0])
 
 
@@ -177,7 +177,7 @@ def bound_message(
     le: LineEvidence, admitted: np.ndarray, expectation: Expectation, p: float, kind: str
 ) -> str:
     param, ev = le.line.parameter, le.evidence
-    shown = shown_class(ev)
+    shown = shown_class(le)
     what = "expected" if kind == "expectation" else "allowed by max_class"
     if admitted[shown]:  # the class shown is inside: say why a violation is still likely
         text = (

@@ -18,7 +18,7 @@ from .analysis import EvidenceModeler, LineEvidence, fits_of, kernel_lines, lead
 from .confidence import Prediction, confidences, predictions
 from .details import ClassConfidence, DriftDetail, NoiseDetail, PredictionDetail
 from .drift import find_drift
-from .evidence import Evidence, EvidenceSettings
+from .evidence import CLASSES, Evidence, EvidenceSettings
 from .exhaustive import ExhaustiveModeler
 from .growth import falls_json, growth_json
 from .multi_parameter import model_multi_parameter
@@ -172,10 +172,23 @@ def _analyze(
     for key, ls in by_kernel.items():
         if key in models and ls:
             models[key] = _with_marks(models[key], ls)
+            if len(params) > 1:
+                by_kernel[key] = _shown_as_modelled(models[key], ls)
     return [
         KernelAnalysis(k, by_kernel.get(k.key, ()), models.get(k.key), problems[k.key])
         for k in mset.kernels
     ]
+
+
+def _shown_as_modelled(model: Model, lines: tuple[LineEvidence, ...]) -> tuple[LineEvidence, ...]:
+    """Each line showing the class the kernel's model has in its parameter: the table shows
+    the model (fitted on every point of the grid), and a reason naming the line's own
+    likeliest class ("n log n now") beside a table reading O(n) contradicted it."""
+    index = {order: i for i, order in enumerate(CLASSES)}
+    return tuple(
+        dataclasses.replace(le, shown=index.get(model.lead_order(le.parameter), le.shown))
+        for le in lines
+    )
 
 
 def _with_marks(model: Model, lines: tuple[LineEvidence, ...]) -> Model:

@@ -58,6 +58,13 @@ class LineEvidence:
     group: Evidence
     row: int
     drift_kernels: float = 0.0  # kernels the run's drift was read off (inf: set explicitly)
+    shown: int | None = None  # the class the kernel's model shows in this parameter, where
+    # it is not the line's own likeliest: a model of several parameters fits every point
+
+    @property
+    def shown_class(self) -> int:
+        """The class a person reads for this line (an index into the evidence's classes)."""
+        return int(self.group.shown_class[self.row]) if self.shown is None else self.shown
 
     @functools.cached_property
     def evidence(self) -> Evidence:

@@ -108,3 +108,53 @@ def test_a_target_naming_one_parameter_takes_the_rest_where_the_change_does() ->
         "the target names p only: the rest is taken at the largest measured value (n=16000)"
         in " ".join(report.notes)
     )
+
+
+def test_reasons_on_a_grid_name_the_classes_the_table_shows() -> None:
+    """Reasons read each line's own likeliest class: "regression: n log n now, n in the
+    baseline" beside a table reading O(n) in both columns (an unchanged kernel, 5% noise)."""
+    from guard.checking.evidence import CLASSES
+    from guard.modeling import analyze
+
+    rng = np.random.default_rng(501)
+
+    def measured() -> MeasurementSet:
+        truths = {
+            "halo": lambda p, n: 10 + 50 * np.log2(p) + 0.002 * n * np.log2(n),
+            "solve": lambda p, n: 5 + 0.02 * np.log2(p) * n,
+            "io": lambda p, n: 100 + 0.001 * n * np.log2(n),
+        }
+        kernels = tuple(
+            Kernel(
+                name,
+                "time",
+                tuple(
+                    Point((p, n), tuple(f(p, n) * (1 + rng.uniform(-0.05, 0.05, 5))))
+                    for p, n in itertools.product(P, N)
+                ),
+            )
+            for name, f in truths.items()
+        )
+        return MeasurementSet(("p", "n"), kernels)
+
+    base, cand = measured(), measured()
+    for analysis in analyze(cand):
+        assert analysis.model is not None
+        for le in analysis.lines:
+            order = analysis.model.lead_order(le.parameter)
+            if order in CLASSES:
+                assert CLASSES[le.shown_class] == order
+    said = 0
+    for verdict in check(cand, base).verdicts:
+        assert verdict.model is not None and verdict.baseline_model is not None
+        for reason in verdict.reasons:
+            if reason.kind == "regression" and " now, " in reason.message:
+                # a line's class is the model's order in that line's parameter
+                now, _, rest = reason.message.partition(" now, ")
+                then = rest.partition(" in the baseline")[0]
+                for text, model in ((now, verdict.model), (then, verdict.baseline_model)):
+                    named = parse_class(text, ("p", "n"))
+                    (param,) = named.parameters() or ("n",)
+                    assert named.order(param) == model.lead_order(param), (text, model)
+                said += 1
+    assert said  # the unchanged kernels' lines lean, and say so
