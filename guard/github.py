@@ -294,8 +294,10 @@ class GitHubClient:
         *,
         fork: bool = False,
         author: str | None = None,
+        create: bool = True,
     ) -> CommentResult:
-        """Create, or update in place, the one PR comment that carries `marker`.
+        """Create, or update in place, the one PR comment that carries `marker` (with
+        ``create`` false, only update one that exists).
 
         Only a comment written by ``author`` (default: the token's own identity) is ever
         updated: anybody can paste the marker into a comment of their own.
@@ -309,7 +311,7 @@ class GitHubClient:
                 f"{COMMENT_LIMIT}: shorten it (the job summary holds the full report)"
             )
         upsert = functools.partial(
-            self._upsert_once, repository, pr_number, text, marker, fork, author
+            self._upsert_once, repository, pr_number, text, marker, fork, author, create
         )
         try:
             return self._retrying(upsert)
@@ -317,9 +319,18 @@ class GitHubClient:
             return CommentResult("forbidden", None, None, str(exc))
 
     def _upsert_once(
-        self, repository: str, number: int, text: str, marker: str, fork: bool, author: str | None
+        self,
+        repository: str,
+        number: int,
+        text: str,
+        marker: str,
+        fork: bool,
+        author: str | None,
+        create: bool = True,
     ) -> CommentResult:
         comment_id = self._find_comment(repository, number, marker, author)
+        if comment_id is None and not create:
+            return CommentResult("skipped", None, None, f"no perfguard comment on #{number}")
         if comment_id is None:
             url = f"{self._api_url}/repos/{repository}/issues/{number}/comments"
             # One attempt only: after a failed POST the comment may exist, so the retry

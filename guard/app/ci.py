@@ -240,7 +240,8 @@ def publish(
         raise UsageError("--publish posts to a pull request: run it inside GitHub Actions")
     report = read_report(_artifact_json(folder, "verdicts.json"), str(folder / "verdicts.json"))
     claimed = _claimed_pr(folder)
-    if not wants_comment(comment, report.status):
+    create = wants_comment(comment, report.status)
+    if not create and not updates_comment(comment, report.status):
         return f"perfguard: no comment (--comment {comment}, status {report.status})"
     with session_factory() as session:
         client = GitHubClient(session, context.api_url, _token(environ))
@@ -256,7 +257,9 @@ def publish(
                     f"{folder}/pr.json names #{claimed}, but the run's head commit belongs to "
                     f"#{number}: refusing to comment"
                 )
-            result = client.upsert_comment(context.repository, number, render_markdown(report))
+            result = client.upsert_comment(
+                context.repository, number, render_markdown(report), create=create
+            )
         except GitHubError as exc:  # a broken API fails nothing: the check already decided
             return annotation("warning", f"no pull-request comment: {exc}", title="perfguard")
     return f"perfguard: comment {result.action}" + (f": {result.message}" if result.message else "")
@@ -401,18 +404,33 @@ def wants_comment(policy: str, status: str) -> bool:
     return policy == "always" or (policy == "on-failure" and status in ("fail", "error"))
 
 
+def updates_comment(policy: str, status: str) -> bool:
+    """Whether a check that posts nothing still updates the comment an earlier run posted:
+    ``on-failure`` once the pull request is fixed (a "fail" comment left standing misleads
+    the reviewer)."""
+    return policy == "on-failure" and not wants_comment(policy, status)
+
+
 def _comment(
     options: CiOptions, services: CiServices, report: CheckReport, markdown: str
 ) -> CommentResult | None:
     context, environ, say = services.context, services.environ, services.say
     assert context is not None  # only called inside GitHub Actions
-    if not wants_comment(options.comment, report.status) or context.pr_number is None:
+    create = wants_comment(options.comment, report.status)
+    if not (create or updates_comment(options.comment, report.status)):
+        return None
+    if context.pr_number is None:
         return None
     if not (environ.get("GITHUB_TOKEN") or environ.get("PERFGUARD_TOKEN")):
-        say(annotation("notice", "no GITHUB_TOKEN, so no pull-request comment", title="perfguard"))
+        if create:  # an update of a comment that cannot have been posted is no news
+            say(
+                annotation(
+                    "notice", "no GITHUB_TOKEN, so no pull-request comment", title="perfguard"
+                )
+            )
         return None
     try:
-        result = _upsert(services, context, context.pr_number, markdown)
+        result = _upsert(services, context, context.pr_number, markdown, create)
     except GitHubError as exc:  # the report is in the job summary: a broken API fails nothing
         say(annotation("warning", f"no pull-request comment: {exc}", title="perfguard"))
         return None
@@ -421,12 +439,14 @@ def _comment(
     return result
 
 
-def _upsert(services: CiServices, context: ActionsContext, number: int, body: str) -> CommentResult:
+def _upsert(
+    services: CiServices, context: ActionsContext, number: int, body: str, create: bool
+) -> CommentResult:
     token = _token(services.environ)
     with services.session_factory() as session:
         client = GitHubClient(session, context.api_url, token)
         return client.upsert_comment(
-            context.repository, number, body, fork=context.restricted_fork_pr
+            context.repository, number, body, fork=context.restricted_fork_pr, create=create
         )
 
 

@@ -313,3 +313,33 @@ def test_two_baselines_or_a_mistyped_ref_are_refused_before_measuring(tmp_path: 
     typo = outside_actions(tmp_path, "--baseline-ref", "mian", "--comment", "never")
     assert typo.returncode == 2 and "--baseline-ref mian: git knows no such branch" in typo.stderr
     assert not (tmp_path / ".perfguard" / "report").exists()  # nothing was measured
+
+
+def test_on_failure_updates_the_fail_comment_once_the_pull_request_passes(
+    tmp_path: Path, httpserver: HTTPServer
+) -> None:
+    """--comment on-failure left the "fail" comment standing after the fix; it still never
+    creates one for a pass."""
+    project(tmp_path, 1.0)  # dedupe linear: a pass
+    patched: list[dict] = []
+
+    def patch(request: Request) -> Response:
+        patched.append(request.get_json())
+        return Response(json.dumps(comment(41, patched[-1]["body"])), 200)
+
+    old = comment(41, "<!-- perfguard-report -->\n## perfguard: ❌ fail")
+    httpserver.expect_ordered_request(COMMENTS, method="GET").respond_with_json([old])
+    httpserver.expect_ordered_request("/user", method="GET").respond_with_json(
+        {"message": "Resource not accessible by integration"}, status=403
+    )
+    httpserver.expect_ordered_request(
+        "/repos/octo/widget/issues/comments/41", method="PATCH"
+    ).respond_with_handler(patch)
+    done = ci(tmp_path, httpserver, "--comment", "on-failure", "--no-store")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(patched) == 1 and "✅ pass" in patched[0]["body"]
+    httpserver.clear()
+    httpserver.expect_request(COMMENTS, method="GET").respond_with_json([])
+    again = ci(tmp_path, httpserver, "--comment", "on-failure", "--no-store")
+    assert again.returncode == 0
+    assert [r.method for r, _ in httpserver.log] == ["GET"]  # looked, created nothing
