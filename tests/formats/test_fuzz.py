@@ -34,7 +34,20 @@ FUZZ = settings(
     derandomize=True,
 )
 FIXTURES = sorted(p for p in DATA.iterdir() if p.is_file())
-NASTY_NUMBERS = ["1e999", "-1e999", "9" * 5000, "1e-400", "-0", "NaN", "Infinity", '"7"', "null"]
+NASTY_NUMBERS = [
+    "1e999",
+    "-1e999",
+    "9" * 5000,
+    "9" * 400,
+    "1e-170",
+    "1e200",
+    "1e-400",
+    "-0",
+    "NaN",
+    "Infinity",
+    '"7"',
+    "null",
+]
 
 json_leaf = st.one_of(
     st.none(),
