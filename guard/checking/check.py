@@ -32,6 +32,7 @@ from ..modeling import KernelAnalysis, analyze
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import EvidenceSettings
 from ..modeling.growth import misfit_model, predicts_nothing
+from ..modeling.interaction import DECISIVE, Interaction, interaction
 from ..modeling.pmnf import Model
 from .batch import (
     BoundNumbers,
@@ -50,8 +51,8 @@ from .expectation import (
     parse_class,
     parse_expectation,
 )
-from .interaction import DECISIVE, Interaction, interaction, products_beyond
 from .memory import TIMED_METRICS, MemoryExcess, memory_excess, relative_excess
+from .products import products_beyond
 from .ranking import rank_kernels
 from .sentences import (
     advice,

@@ -11,8 +11,9 @@ import pytest
 from guard.checking.check import CheckOptions, check
 from guard.checking.classes import GrowthClass, Monomial
 from guard.checking.expectation import ExpectationRule, parse_class
-from guard.checking.interaction import DECISIVE, interaction, products_beyond
+from guard.checking.products import products_beyond
 from guard.measurements import Kernel, MeasurementSet, Point
+from guard.modeling.interaction import DECISIVE, interaction
 
 P = (64, 128, 256, 512, 1024)
 N = (1000, 2000, 4000, 8000, 16000)

@@ -22,9 +22,8 @@ from itertools import combinations
 import numpy as np
 
 from ..measurements import Kernel
-from .classes import GrowthClass, Monomial
 
-__all__ = ["Interaction", "interaction", "interactions", "products_beyond", "DECISIVE"]
+__all__ = ["Interaction", "interaction", "interactions", "DECISIVE"]
 
 DECISIVE = (4.0, 2.0)  # errors at the largest rectangle, and at the next one inward
 # (additive truths, 5x5 grids, 1-35% noise, drift up to 1.15x the noise, 400 kernels a
@@ -111,16 +110,3 @@ def _z(
     dod = corners[3] - corners[2] - corners[1] + corners[0]
     sd = error * float(np.sqrt(np.sum(corners**2)))
     return float(dod / sd) if sd > 0 else math.inf
-
-
-def products_beyond(shown: GrowthClass, allowed: GrowthClass) -> list[Monomial]:
-    """The monomials of ``shown`` that ``allowed`` does not dominate although each of their
-    parameters' orders is within ``allowed``'s for it: an excess only a product makes
-    (``p n`` against ``p + n``), which no line of one parameter can see."""
-    return [
-        m
-        for m in shown.monomials
-        if len(m.factors) >= 2
-        and not any(m.dominated_by(b) for b in allowed.monomials)
-        and all(o <= allowed.order(q) for q, o in m.orders().items())
-    ]
