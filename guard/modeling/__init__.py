@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -166,7 +166,9 @@ def _analyze(
     evidence = iter(line_evidence(flat, settings))
     by_kernel = {key: tuple(next(evidence) for _ in ls) for key, ls in lines.items()}
     if len(params) > 1:
-        models = _model_multi(mset, impl, problems)
+        errors = {key: max((float(le.group.sigma[le.row]) for le in ls), default=None)
+                  for key, ls in by_kernel.items()}  # fmt: skip
+        models = _model_multi(mset, impl, problems, errors)
     else:
         models = _model_single(mset, impl, by_kernel, predict_at, level)
     for key, ls in by_kernel.items():
@@ -363,11 +365,16 @@ def _kernel_noise(kernel: Kernel) -> _KernelNoise:
 
 
 def _model_multi(
-    mset: MeasurementSet, impl: Modeler, problems: dict[tuple[str, str], tuple[str, ...]]
+    mset: MeasurementSet,
+    impl: Modeler,
+    problems: dict[tuple[str, str], tuple[str, ...]],
+    errors: Mapping[tuple[str, str], float | None] | None = None,
 ) -> dict[tuple[str, str], Model]:
     """Several parameters: lines of points per parameter, then their combinations.
 
-    Kernels without a model get their reasons added to ``problems``.
+    Kernels without a model get their reasons added to ``problems``. ``errors``: each
+    kernel's relative per-point error (its lines' evidence), with which a grid's corners
+    can prove two parameters interact (interaction.py): the model then has their product.
     """
     line_modeler = PenalizedModeler() if isinstance(impl, EvidenceModeler) else impl
     models: dict[tuple[str, str], Model] = {}
@@ -375,6 +382,7 @@ def _model_multi(
         mset.kernels,
         tuple(mset.parameters),
         line_modeler,
+        errors=[(errors or {}).get(k.key) for k in mset.kernels],
         evidence=isinstance(impl, EvidenceModeler),
     )
     for kernel, result in zip(mset.kernels, results):

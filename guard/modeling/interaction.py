@@ -15,6 +15,7 @@ with any one size left out.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 from itertools import combinations
@@ -23,7 +24,7 @@ import numpy as np
 
 from ..measurements import Kernel
 
-__all__ = ["Interaction", "interaction", "interactions", "DECISIVE"]
+__all__ = ["Interaction", "interaction", "interactions", "point_medians", "DECISIVE"]
 
 DECISIVE = (4.0, 2.0)  # errors at the largest rectangle, and at the next one inward
 # (additive truths, 5x5 grids, 1-35% noise, drift up to 1.15x the noise, 400 kernels a
@@ -54,16 +55,22 @@ class Interaction:
 
 
 def interaction(
-    kernel: Kernel, parameters: tuple[str, ...], first: str, second: str, error: float
+    kernel: Kernel,
+    parameters: tuple[str, ...],
+    first: str,
+    second: str,
+    error: float,
+    medians: dict[tuple[float, ...], float] | None = None,
 ) -> Interaction | None:
     """The pair's interaction on the kernel's grid (``error``: relative per-point error), or
-    None where no rectangle of 3 x 3 values or more has all its corners measured."""
+    None where no rectangle of 3 x 3 values or more has all its corners measured.
+    ``medians``: each point's median, where the caller has them (point -> value)."""
+    values = medians if medians is not None else point_medians(kernel)
     i, j = parameters.index(first), parameters.index(second)
     rest = [k for k in range(len(parameters)) if k not in (i, j)]
     grids: dict[tuple[float, ...], dict[tuple[float, float], float]] = defaultdict(dict)
-    for point in kernel.points:
-        held = tuple(point.at[k] for k in rest)
-        grids[held][point.at[i], point.at[j]] = float(np.median(point.values))
+    for at, value in values.items():
+        grids[tuple(at[k] for k in rest)][at[i], at[j]] = value
     for held in sorted(grids):  # the smallest values of the others first, as lines are
         found = _rectangles(grids[held], error)
         if found is not None:
@@ -76,12 +83,18 @@ def interactions(
     kernel: Kernel, parameters: tuple[str, ...], error: float
 ) -> dict[tuple[str, str], Interaction]:
     """Every pair of parameters' interaction where the grid has one."""
+    values = point_medians(kernel)
     out = {}
     for a, b in combinations(parameters, 2):
-        found = interaction(kernel, parameters, a, b, error)
+        found = interaction(kernel, parameters, a, b, error, values)
         if found is not None:
             out[a, b] = found
     return out
+
+
+def point_medians(kernel: Kernel) -> dict[tuple[float, ...], float]:
+    """Each point's median (of a few repetitions: plain Python beats numpy's overhead)."""
+    return {p.at: statistics.median(p.values) for p in kernel.points if p.values}
 
 
 def _rectangles(

@@ -75,9 +75,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import math
 import statistics
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
@@ -88,6 +89,7 @@ from .. import numbers
 from ..measurements import Kernel, Point, kernel_problems
 from .analysis import fits_of, line_evidence
 from .fitting import fit_batch, smape
+from .interaction import DECISIVE, interactions
 from .lines import Line
 from .noise import range_of_relative_deviation, rrd_batch
 from .pmnf import Factor, Model, Term
@@ -163,12 +165,16 @@ def model_multi_parameter(
     *,
     lines: LineMode = "candidates",
     evidence: bool = False,
+    errors: Sequence[float | None] | None = None,
 ) -> list[Model | tuple[str, ...]]:
     """For each kernel in order, its multi-parameter model or the reasons it has none.
 
     ``evidence``: each measured line also gets the evidence engine's model from its
     repetitions (the default modeler's, as a one-parameter kernel on those points gets)
-    as one more candidate shape.
+    as one more candidate shape. ``errors``: each kernel's relative per-point error; where
+    a grid's corners prove two parameters interact at it (interaction.py), only
+    hypotheses with a product of the two are chosen from (the fewest-terms rule preferred
+    a sum its SMAPE barely told apart, while the corners were 10 errors from one).
     """
     if lines not in ("candidates", "average", "smallest"):
         raise ValueError(f"lines must be 'candidates', 'average' or 'smallest', not {lines!r}")
@@ -199,9 +205,11 @@ def model_multi_parameter(
             out[i] = _constant_model(item, parameters)
         else:
             todo.append(i)
-    fits = _fit_kernels(prepared, shapes, todo)
+    required = _interacting(kernels, parameters, errors, todo)
+    fits = _fit_kernels(prepared, shapes, todo, required)
     if lines == "candidates":
-        fits.update(_fit_kernels(prepared, shapes, _refit_shapes(prepared, shapes, fits, modeler)))
+        again = _refit_shapes(prepared, shapes, fits, modeler)
+        fits.update(_fit_kernels(prepared, shapes, again, required))
     for i, fit in fits.items():
         model = _build_model(prepared[i], parameters, fit)
         if i in crosses:
@@ -636,23 +644,60 @@ def _term_values(term: tuple[int, ...], shapes: Sequence[Shape], at: np.ndarray)
 # --- combining the shapes on all points --------------------------------------------------
 
 
-def _fit_kernels(
-    prepared: dict[int, _Prepared], shapes: dict[int, list[tuple[Shape, ...]]], which: list[int]
-) -> dict[int, _Fit]:
-    """The chosen fit of each kernel in ``which``; kernels sharing their points and their
-    numbers of candidate shapes per parameter are fitted together."""
-    groups: dict[tuple[bytes, tuple[int, ...]], list[int]] = defaultdict(list)
+def _interacting(
+    kernels: Sequence[Kernel],
+    parameters: tuple[str, ...],
+    errors: Sequence[float | None] | None,
+    which: list[int],
+) -> dict[int, frozenset[tuple[int, int]]]:
+    """The pairs of parameter positions each kernel's grid proves to interact."""
+    out: dict[int, frozenset[tuple[int, int]]] = {}
     for i in which:
-        groups[(prepared[i].at.tobytes(), tuple(map(len, shapes[i])))].append(i)
+        error = errors[i] if errors is not None else None
+        if error is None or not math.isfinite(error) or error <= 0:
+            continue
+        found = interactions(kernels[i], parameters, error)
+        pairs = frozenset(
+            (parameters.index(a), parameters.index(b))
+            for (a, b), test in found.items()
+            if test.decisive(*DECISIVE)
+        )
+        if pairs:
+            out[i] = pairs
+    return out
+
+
+def _fit_kernels(
+    prepared: dict[int, _Prepared],
+    shapes: dict[int, list[tuple[Shape, ...]]],
+    which: list[int],
+    required: Mapping[int, frozenset[tuple[int, int]]] | None = None,
+) -> dict[int, _Fit]:
+    """The chosen fit of each kernel in ``which``; kernels sharing their points, their
+    numbers of candidate shapes per parameter and their proven products are fitted
+    together."""
+    need = required or {}
+    groups: dict[tuple[bytes, tuple[int, ...], frozenset[tuple[int, int]]], list[int]]
+    groups = defaultdict(list)
+    for i in which:
+        key = (prepared[i].at.tobytes(), tuple(map(len, shapes[i])), need.get(i, frozenset()))
+        groups[key].append(i)
     out: dict[int, _Fit] = {}
-    for members in groups.values():
-        fitted = _fit_combinations([prepared[i] for i in members], [shapes[i] for i in members])
+    for (_, _, pairs), members in groups.items():
+        fitted = _fit_combinations(
+            [prepared[i] for i in members], [shapes[i] for i in members], pairs
+        )
         out.update(zip(members, fitted))
     return out
 
 
-def _fit_combinations(items: list[_Prepared], shapes: list[list[tuple[Shape, ...]]]) -> list[_Fit]:
-    """Best hypothesis and shapes per kernel (sharing points and numbers of candidates)."""
+def _fit_combinations(
+    items: list[_Prepared],
+    shapes: list[list[tuple[Shape, ...]]],
+    pairs: frozenset[tuple[int, int]] = frozenset(),
+) -> list[_Fit]:
+    """Best hypothesis and shapes per kernel (sharing points and numbers of candidates);
+    with ``pairs``, among the hypotheses with a term holding each pair."""
     at = items[0].at
     widths = tuple(map(len, shapes[0]))
     count = len(widths)
@@ -685,6 +730,16 @@ def _fit_combinations(items: list[_Prepared], shapes: list[list[tuple[Shape, ...
             cv[rows, hs] = np.where(feasible, smape(measured, loo), np.inf)
             fit_smape[rows, hs] = np.where(feasible, smape(measured, pred), np.inf)
             coef[rows, hs, : t + 1] = np.where(feasible[..., None], c, 0.0)
+    if pairs:
+        lacking = [
+            h
+            for h, (hyp, _) in enumerate(hypotheses)
+            if not all(any(a in term and b in term for term in hyp) for a, b in pairs)
+        ]
+        masked = cv.copy()
+        masked[:, lacking] = np.inf
+        # where no hypothesis with the product fits at all, the choice stays free
+        cv = np.where(np.isfinite(masked).any(axis=1, keepdims=True), masked, cv)
     best = _choose(cv, np.array([_complexity(hyp) for hyp, _ in hypotheses]), y.shape[1])
     out: list[_Fit] = []
     for i, h in enumerate(best):

@@ -159,3 +159,19 @@ def test_reasons_on_a_grid_name_the_classes_the_table_shows() -> None:
                     assert named.order(param) == model.lead_order(param), (text, model)
                 said += 1
     assert said  # the unchanged kernels' lines lean, and say so
+
+
+def test_a_product_the_corners_prove_is_in_the_model() -> None:
+    """p + n + a small p n at 1% noise: the fewest-terms rule chose the sum (its SMAPE is
+    within the near-tie margin), though the corners are many errors from a sum."""
+    from guard.modeling import analyze
+
+    def truth(p, n):
+        return 1 + 0.5 * p / 1024 + 0.5 * n / 16000 + 0.15 * (p / 1024) * (n / 16000)
+
+    mset = grid(truth, 3, noise=0.01)
+    (analysis,) = analyze(mset)
+    assert analysis.model is not None
+    assert analysis.model.complexity() in ("O(p n)", "O(p + n + p n)", "O(n p)")
+    (verdict,) = check(mset, options=CheckOptions(rules=(ExpectationRule("*", "<= p + n"),))).verdicts
+    assert verdict.verdict == "fail" and "interact" in verdict.reasons[0].message
