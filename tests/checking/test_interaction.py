@@ -173,5 +173,7 @@ def test_a_product_the_corners_prove_is_in_the_model() -> None:
     (analysis,) = analyze(mset)
     assert analysis.model is not None
     assert analysis.model.complexity() in ("O(p n)", "O(p + n + p n)", "O(n p)")
-    (verdict,) = check(mset, options=CheckOptions(rules=(ExpectationRule("*", "<= p + n"),))).verdicts
+    (verdict,) = check(
+        mset, options=CheckOptions(rules=(ExpectationRule("*", "<= p + n"),))
+    ).verdicts
     assert verdict.verdict == "fail" and "interact" in verdict.reasons[0].message
