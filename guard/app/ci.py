@@ -336,7 +336,7 @@ def _baseline(
     path = options.baseline or config.check.baseline
     if path is not None:
         return load_measurements(path), f"baseline: {path}"
-    ref = options.baseline_ref or (context.base_ref if context is not None else None)
+    ref = options.baseline_ref or (_branch_baseline(context) if context is not None else None)
     if not ref or not options.db.exists():
         why = "no --baseline or --baseline-ref" if not ref else f"no history at {options.db}"
         return None, f"no baseline ({why}): checking the expectations only"
@@ -362,6 +362,17 @@ def _check_ref(ref: str, folder: Path) -> None:
     raise UsageError(
         f"--baseline-ref {ref}: git knows no such branch or commit here (nor origin/{ref})"
     )
+
+
+def _branch_baseline(context: ActionsContext) -> str | None:
+    """The branch a run compares with: a pull request's base; a push's own branch, whose
+    newest run of an ancestor is the commit before (a push had no baseline, so
+    ``fail-on: regression`` could never fire on main)."""
+    if context.base_ref:
+        return context.base_ref
+    if context.event_name == "push" and context.ref.startswith("refs/heads/"):
+        return context.ref.removeprefix("refs/heads/")
+    return None
 
 
 def measure_commit(ref: str, config: Config, measure: Measure) -> MeasurementSet:

@@ -160,6 +160,11 @@ def git(folder: Path, *args: str) -> None:
     )
 
 
+def head(folder: Path) -> str:
+    done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
 def outside_actions(tmp_path: Path, *args: str) -> Ran:
     """perfguard ci as on a developer's machine: no GITHUB_* variable at all."""
     unset = {name: None for name in os.environ if name.startswith("GITHUB_")}
@@ -343,3 +348,35 @@ def test_on_failure_updates_the_fail_comment_once_the_pull_request_passes(
     again = ci(tmp_path, httpserver, "--comment", "on-failure", "--no-store")
     assert again.returncode == 0
     assert [r.method for r, _ in httpserver.log] == ["GET"]  # looked, created nothing
+
+
+def test_a_push_compares_with_the_run_of_the_commit_before(tmp_path: Path) -> None:
+    """A push had no baseline at all, so --fail-on regression could never fire on main."""
+    project(tmp_path, 1.0)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "linear")
+    first = head(tmp_path)
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "push",
+        "GITHUB_EVENT_PATH": str(DATA / "push.json"),
+        "GITHUB_REPOSITORY": "octo/widget",
+        "GITHUB_REF": "refs/heads/main",
+        "GITHUB_SHA": first,
+        "GITHUB_OUTPUT": str(tmp_path / "output.txt"),
+    }
+    args = ["ci", "-c", "perfguard.yml", "--comment", "never", "--db", "h.sqlite"]
+    stored = perfguard(*args, cwd=tmp_path, env=env)
+    assert stored.returncode == 0, stored.stdout + stored.stderr
+    project(tmp_path, 2.0)  # dedupe turns quadratic
+    git(tmp_path, "commit", "-qam", "quadratic")
+    env["GITHUB_SHA"] = head(tmp_path)
+    pushed = perfguard(*args, "--fail-on", "regression", cwd=tmp_path, env=env)
+    assert pushed.returncode == 1, pushed.stdout + pushed.stderr
+    assert f"using the newest run of an ancestor on main, {first[:7]}" in pushed.stdout
+    verdicts = json.loads((tmp_path / ".perfguard/report/verdicts.json").read_text())
+    assert {k["kernel"]: k["regression"] for k in verdicts["kernels"]} == {
+        "linear": False,
+        "dedupe": True,
+    }
