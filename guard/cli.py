@@ -301,7 +301,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # click's usage errors, by name: typer vendors click since 0.23
         if not any(cls.__name__ == "ClickException" for cls in type(exc).__mro__):
             raise
-        exc.show()  # type: ignore[attr-defined]
+        from .reporting.console import print_error
+
+        # one line like every other error, with where to look (click printed three)
+        context = getattr(exc, "ctx", None)
+        command = getattr(context, "command_path", "perfguard")
+        print_error(f"{exc.format_message()} (see {command} --help)")  # type: ignore[attr-defined]
         return 2
     return code if isinstance(code, int) else 0
 

@@ -142,3 +142,16 @@ def test_model_and_merge_exit_codes(tmp_path: Path) -> None:
     assert main(["model", str(tmp_path / "missing.json")]) == 2
     missing = str(tmp_path / "missing.json")
     assert main(["merge", str(good), missing, "-o", str(tmp_path / "out.json")]) == 2
+
+
+def test_a_usage_error_is_one_line_like_every_other_error() -> None:
+    """click printed three lines ("Usage: ...", "Try ...", "Error: ...") in another style."""
+    from support import perfguard
+
+    for args, message in (
+        (["check", "x", "--bogus"], "No such option: --bogus (see perfguard check --help)"),
+        (["bogus"], "No such command 'bogus'. (see perfguard --help)"),
+    ):
+        done = perfguard(*args)
+        assert done.returncode == 2
+        assert done.stderr == f"perfguard: error: {message}\n"
