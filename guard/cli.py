@@ -265,7 +265,10 @@ def ci_cmd(
         config, comment, fail_on, baseline, baseline_ref, baseline_commit, db, store,
         measurements, strict,
     )  # fmt: skip
-    outcome = app_ci.ci(options, app_ci.CiServices(measure, os.environ, context, print))
+    services = app_ci.CiServices(
+        measure, os.environ, context, print, complain=lambda line: print(line, file=sys.stderr)
+    )
+    outcome = app_ci.ci(options, services)
     console.print_check(outcome.report, outcome.current)
     console.out().print(f"perfguard ci: report in {outcome.markdown}", markup=False)
     raise typer.Exit(outcome.exit_code())

@@ -100,6 +100,7 @@ class CiServices:
     context: ActionsContext | None
     say: Callable[[str], None]
     session_factory: Callable[[], requests.Session] = requests.Session
+    complain: Callable[[str], None] | None = None  # an error line outside Actions (stderr)
 
 
 @dataclass(frozen=True)
@@ -167,9 +168,10 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
     except HistoryError as exc:  # the verdicts stand and are shown; the store failed
         run_id, unstored = None, str(exc)
         why = f"not stored: {exc}"
-        services.say(
-            annotation("error", why, title="perfguard") if context else f"perfguard: {why}"
-        )
+        if context is not None:  # a workflow command: read from stdout
+            services.say(annotation("error", why, title="perfguard"))
+        else:
+            (services.complain or services.say)(f"perfguard: {why}")
     comment = _announce(options, services, report, markdown, report_path)
     return CiOutcome(report, current, report_path, note, comment, run_id, options.fail_on, unstored)
 

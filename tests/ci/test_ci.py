@@ -276,7 +276,9 @@ def test_a_history_it_cannot_store_in_still_shows_the_verdicts(
         "--db", "broken.sqlite", *baseline, cwd=tmp_path, env={"GITHUB_ACTIONS": None},
     )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr  # the verdict's code, not 2
-    assert "fail dedupe" in done.stdout and "not stored: " in done.stdout + done.stderr
+    assert (
+        "fail dedupe" in done.stdout and "perfguard: not stored: " in done.stderr
+    )  # an error: stderr
     assert (tmp_path / ".perfguard" / "report" / "verdicts.json").is_file()
     if baseline:
         assert "no baseline: " in done.stdout + done.stderr
