@@ -137,6 +137,7 @@ def predict_cmd(
     plan = prepare(request, measure)
     with console.err().status("training the hybrid models") as status:
         outcome = predict(plan, lambda name: status.update(f"training the hybrid model of {name}"))
+    console.print_notes([f"left out {why}" for why in outcome.skipped])
     if as_json:
         console.print_document(outcome.to_json())
     else:

@@ -58,6 +58,7 @@ class PredictOutcome:
 
     results: tuple[tuple[Predictor, list[PredictionRow]], ...]
     asked: bool  # whether any point was given
+    skipped: tuple[str, ...] = ()  # kernels left out, each with why
 
     def exit_code(self) -> int:
         return 0
@@ -109,11 +110,17 @@ def predict(plan: PredictPlan, progress: Callable[[str], None]) -> PredictOutcom
     """Train a hybrid model per kernel (``progress`` hears each name) and predict."""
     from ..modeling.predict import predict_rows, train_predictors
 
+    skipped: list[str] = []
     predictors = train_predictors(
-        plan.measurements, plan.analytical_for, list(plan.kernels), plan.seed, progress=progress
+        plan.measurements,
+        plan.analytical_for,
+        list(plan.kernels),
+        plan.seed,
+        progress=progress,
+        skipped=None if plan.kernels else skipped,  # a kernel asked for by name must train
     )
     results = tuple((p, predict_rows(p, list(plan.points))) for p in predictors)
-    return PredictOutcome(results, bool(plan.points))
+    return PredictOutcome(results, bool(plan.points), tuple(skipped))
 
 
 def _config_parameters(cfg: Config | None) -> tuple[str, ...]:

@@ -86,8 +86,12 @@ def train_predictors(
     kernels: Sequence[str] = (),
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    skipped: list[str] | None = None,
 ) -> list[Predictor]:
-    """A predictor for every kernel whose name matches one of ``kernels`` (all if empty)."""
+    """A predictor for every kernel whose name matches one of ``kernels`` (all if empty).
+
+    With ``skipped``, a kernel of too few configurations is left out with its reason there
+    (one small kernel refused the whole file); without, it is an error."""
     chosen = [
         k
         for k in mset.kernels
@@ -97,17 +101,24 @@ def train_predictors(
         names = ", ".join(sorted({k.name for k in mset.kernels})) or "none"
         raise UsageError(f"no kernel matches {', '.join(kernels)} (kernels: {names})")
     out = []
+    too_few: list[str] = []
     for kernel in chosen:
         if progress is not None:
             progress(kernel.name)
         x, y = kernel_rows(kernel)
+        why = None
         if len(y) < MIN_POINTS:
-            raise UsageError(
+            why = (
                 f"{kernel.name}: {len(y)} measured configurations; the hybrid model needs "
                 f"at least {MIN_POINTS}"
             )
-        if not np.all(np.isfinite(y) & (y > 0)):
-            raise UsageError(f"{kernel.name}: predictions need positive measured values")
+        elif not np.all(np.isfinite(y) & (y > 0)):
+            why = f"{kernel.name}: predictions need positive measured values"
+        if why is not None:
+            if skipped is None:
+                raise UsageError(why)
+            too_few.append(why)
+            continue
         model = analytical_for(kernel.name)
         a = None
         if model is not None:
@@ -128,6 +139,10 @@ def train_predictors(
                 bounds=tuple((float(lo), float(hi)) for lo, hi in zip(x.min(0), x.max(0))),
             )
         )
+    if too_few and not out:  # nothing to predict with: the first reason is the error
+        raise UsageError(too_few[0])
+    if skipped is not None:
+        skipped.extend(too_few)
     return out
 
 

@@ -439,3 +439,26 @@ def test_an_analytical_model_of_a_benchmark_the_file_lacks_is_not_read(tmp_path:
     assert analytical_models(cfg, ("n",), names={"other"}) == {}
     with pytest.raises(Exception, match="unknown name 'bx'"):
         analytical_models(cfg, ("n",), names={"stencil7"})  # its own kernel: still refused
+
+
+def test_a_kernel_too_small_to_train_is_left_out_with_a_note(tmp_path: Path) -> None:
+    """One kernel of a single size refused the whole file; named by --kernel it still is an
+    error."""
+    kernels = [
+        {
+            "name": "sweep",
+            "metric": "time",
+            "points": [{"at": {"n": n}, "values": [n * 1e-6, n * 1.1e-6]} for n in range(1, 9)],
+        },
+        {"name": "onesize", "metric": "time", "points": [{"at": {"n": 4}, "values": [1.0]}]},
+    ]
+    source = tmp_path / "m.json"
+    source.write_text(
+        json.dumps({"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": kernels})
+    )
+    done = perfguard("predict", source, "--at", "n=6")
+    assert done.returncode == 0, done.stderr
+    assert "note left out onesize: 1 measured configurations" in done.stderr
+    assert "sweep" in done.stdout
+    named = perfguard("predict", source, "--at", "n=6", "--kernel", "onesize")
+    assert named.returncode == 2 and "onesize: 1 measured configurations" in named.stderr
