@@ -73,7 +73,7 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
     options = check_options(cfg, request.flags)
     base_path = request.baseline or (cfg.check.baseline if cfg is not None else None)
     reading = (request.format, request.scaling, request.inclusive)
-    baseline = load(base_path, *reading) if base_path else None
+    baseline = load(base_path, *_baseline_reading(base_path, reading)) if base_path else None
     if request.current is not None:
         current = load(request.current, *reading)
     else:
@@ -90,6 +90,17 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
         text = render_report(report, current, baseline, facts=facts)
         write_text(request.markdown, text, "--markdown")
     return CheckOutcome(report, current)
+
+
+def _baseline_reading(
+    path: Path, reading: tuple[str | None, str | None, bool]
+) -> tuple[str | None, str | None, bool]:
+    """How to read the baseline: as CURRENT is (``-f``), unless it is perfguard's own file
+    (a tool's output checked against a history or ``ci`` run: the natural CI pairing)."""
+    from ..formats import is_native
+
+    format, scaling, inclusive = reading
+    return (None if format is not None and is_native(path) else format, scaling, inclusive)
 
 
 def _with_falling_note(report: CheckReport, request: CheckRequest) -> CheckReport:

@@ -62,6 +62,17 @@ def parse(text: str, path: str, format: str | None = None) -> MeasurementSet:
     return _unbroken(read, path)
 
 
+def is_native(path: str | Path) -> bool:
+    """Whether ``path`` is a file of perfguard's own measurements@ (unreadable: False)."""
+    from .native import sniff
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return sniff(handle.read())
+    except OSError:
+        return False
+
+
 def load(
     path: str | Path,
     format: str | None = None,

@@ -50,7 +50,7 @@ def _created_mode() -> int:
     return 0o666 & ~mask
 
 
-def _sniff(text: str) -> bool:
+def sniff(text: str) -> bool:
     """A JSON object naming a measurements@ schema anywhere: another tool may write the keys
     sorted (``kernels`` first) or the slash escaped, and a wrong version is best named by
     the reader ("expected measurements@1, got @2") than by "cannot tell the format"."""
@@ -195,4 +195,4 @@ def _parse(text: str, path: str) -> MeasurementSet:
     return loads_json(doc, path)
 
 
-register(Importer("perfguard", _sniff, _parse))
+register(Importer("perfguard", sniff, _parse))

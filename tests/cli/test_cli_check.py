@@ -211,3 +211,12 @@ def test_a_markdown_path_it_cannot_write_is_one_line_before_checking(tmp_path):
         r = perfguard("check", CAND, "--markdown", target)
         assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
         assert r.stderr.startswith("perfguard: error: --markdown")
+
+
+def test_format_names_the_current_files_tool_and_a_native_baseline_still_reads(tmp_path):
+    """-f pytest-benchmark applied to a measurements@1 baseline too: 'missing "benchmarks"'."""
+    source = Path(__file__).parents[1] / "data" / "formats" / "pytest_benchmark.json"
+    native = tmp_path / "base.json"
+    assert perfguard("merge", source, "-o", native).returncode == 0
+    r = perfguard("check", source, "--baseline", native, "-f", "pytest-benchmark")
+    assert r.returncode == 0, r.stderr
