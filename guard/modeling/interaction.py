@@ -47,10 +47,17 @@ class Interaction:
         return self.z >= z and self.held >= held
 
     def describe(self) -> str:
+        z = f"({self.z:.1f} errors from a sum's none)"
+        if math.isfinite(self.ratio) and self.ratio > 0:
+            return (
+                f"{self.first} and {self.second} interact: {self.first}'s effect at "
+                f"{self.second}={self.high:g} is ×{self.ratio:.3g} its effect at "
+                f"{self.second}={self.low:g} {z}"
+            )
         return (
-            f"{self.first} and {self.second} interact: {self.first}'s effect at "
-            f"{self.second}={self.high:g} is ×{self.ratio:.3g} its effect at "
-            f"{self.second}={self.low:g} ({self.z:.1f} errors from a sum's none)"
+            f"{self.first} and {self.second} interact: {self.first} has an effect at "
+            f"{self.second}={self.high:g} and none, or the opposite, at "
+            f"{self.second}={self.low:g} {z}"
         )
 
 
@@ -109,7 +116,7 @@ def _rectangles(
     inner = _z(grid, (xs[0], xs[-2]), (ys[0], ys[-2]), error)
     low = grid[xs[-1], ys[0]] - grid[xs[0], ys[0]]
     high = grid[xs[-1], ys[-1]] - grid[xs[0], ys[-1]]
-    ratio = high / low if low > 0 else math.inf
+    ratio = high / low if low > 0 else math.nan
     return outer, inner, ratio, ys[0], ys[-1]
 
 

@@ -177,3 +177,16 @@ def test_a_product_the_corners_prove_is_in_the_model() -> None:
         mset, options=CheckOptions(rules=(ExpectationRule("*", "<= p + n"),))
     ).verdicts
     assert verdict.verdict == "fail" and "interact" in verdict.reasons[0].message
+
+
+def test_an_effect_only_on_some_lines_is_described_without_infinity() -> None:
+    """An effect of n that is none at p=64 read "×inf its effect at p=64"."""
+    from guard.modeling.interaction import interaction as corners
+
+    def gated(p, n):
+        return 1.0 if p == 64 else 1 + 0.5 * p / 1024 + 0.5 * n / 16000
+
+    found = corners(grid(gated, 0, noise=0.01).kernels[0], ("p", "n"), "n", "p", 0.01)
+    assert found is not None and found.decisive(*DECISIVE)
+    text = found.describe()
+    assert "inf" not in text and "n has an effect at p=1024 and none, or the opposite" in text
