@@ -374,32 +374,45 @@ class History:
         pushes and merge queue (a pull request's run is keyed by a branch name its author
         chose, and may be a fork's branch called ``main``).
         """
-        base, failure = _merge_base(Path(repo), head, ref)
-        if base is not None:
+        folder = Path(repo)
+        own = git(folder, "rev-parse", "--verify", "--quiet", f"{head}^{{commit}}")[0]
+        base, failure = _merge_base(folder, head, ref)
+        if base is not None and base == own:
+            # HEAD is on the branch (a push): its baseline is the run before it, never a
+            # run of HEAD itself (a re-run of a failed job read as no change)
+            why = ""
+        elif base is not None:
             run = self._exact_commit(base, events)
             if run is not None:
                 return run, f"baseline: merge base {base[:7]} of {ref}"
             why = f"no run of the merge base {base[:7]}"
         else:
             why = f"no merge base of {head} and {ref} ({failure})"
-        recent = self._newest_on(ref, events, limit=50)
+        recent = [r for r in self._newest_on(ref, events, limit=50) if not own or r.commit != own]
         if not recent:
             raise HistoryError(
-                f"{why} and no run on branch {_branch_names(ref)[-1]}; record a run on that "
-                "branch first (or compare against a measurement file with --baseline FILE)",
+                f"{why or 'no run before ' + head} and no run on branch "
+                f"{_branch_names(ref)[-1]}; record a run on that branch first (or compare "
+                "against a measurement file with --baseline FILE)",
                 self.path,
             )
+        lead = f"{why}; using" if why else "baseline:"
         # a run of a commit HEAD descends from; after a force-push the newest may be of a
         # commit no longer in the repository, whose changes this one never had
+        unknown = False
         for row in recent:
-            if row.commit and _is_ancestor(Path(repo), row.commit, head):
-                note = f"{why}; using the newest run of an ancestor on {row.branch}, {row.short}"
+            related = _is_ancestor(folder, row.commit, head) if row.commit else False
+            if related:
+                note = f"{lead} the newest run of an ancestor on {row.branch}, {row.short}"
                 return row, f"{note} ({row.date})"
+            unknown |= related is None
         newest = recent[0]
-        note = (
-            f"{why}; using the newest run on {newest.branch}, {newest.short} ({newest.date}), "
-            f"although {newest.short} is not an ancestor of {head}"
+        caveat = (
+            "git cannot tell whether it is an ancestor (a shallow clone holds no history)"
+            if unknown
+            else f"although {newest.short} is not an ancestor of {head}"
         )
+        note = f"{lead} the newest run on {newest.branch}, {newest.short} ({newest.date}), {caveat}"
         return newest, note
 
     def timeline(
@@ -659,8 +672,11 @@ def _merge_base(repo: Path, head: str, ref: str) -> tuple[str | None, str]:
     return sha, (why if sha is None else "")
 
 
-def _is_ancestor(repo: Path, commit: str, head: str) -> bool:
-    """Whether ``commit`` is in ``head``'s history (False if git cannot tell)."""
+def _is_ancestor(repo: Path, commit: str, head: str) -> bool | None:
+    """Whether ``commit`` is in ``head``'s history; None where git cannot tell (a shallow
+    clone does not hold the commit)."""
+    if git(repo, "cat-file", "-e", f"{commit}^{{commit}}", timeout=60)[0] is None:
+        return None
     out, _ = git(repo, "merge-base", "--is-ancestor", commit, head, timeout=60)
     return out is not None
 

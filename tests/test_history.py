@@ -512,3 +512,19 @@ def test_a_stored_run_is_in_the_file_itself_not_only_its_log(db: Path, tmp_path:
         shutil.copyfile(db, alone)  # while the writer is still open: the file, not its log
     with History.open(alone) as copy:
         assert [r.id for r in copy.runs()] == [run_id]
+
+
+def test_a_shallow_clone_says_git_cannot_tell_rather_than_no_ancestor(
+    db: Path, repo: dict[str, str], tmp_path: Path
+) -> None:
+    """actions/checkout fetches one commit: the parent's run read "not an ancestor"."""
+    shallow = tmp_path / "shallow"
+    url = f"file://{repo['path']}"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", "-b", "main", url, str(shallow)], check=True
+    )
+    with History.open(db) as history:
+        parent = history.record(one_parameter(repo["base"], "main"))
+        run, note = history.baseline_for("main", shallow)
+    assert run.id == parent
+    assert "git cannot tell whether it is an ancestor" in note and "not an ancestor" not in note

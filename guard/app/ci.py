@@ -140,7 +140,7 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
         raise UsageError(f"give one baseline, not {' and '.join(given)}")
     config = load_config(options.config)
     if options.baseline_ref is not None:
-        _check_ref(options.baseline_ref, config.path.absolute().parent)
+        _check_ref(options.baseline_ref, config.path.absolute().parent, options.db)
     check_opts = check_options(config, CheckFlags(strict=options.strict))
     options.report_dir.mkdir(parents=True, exist_ok=True)
     current = _current(options, config, services.measure)
@@ -352,17 +352,28 @@ def _baseline(
         return None, f"no baseline: {exc}; checking the expectations only"
 
 
-def _check_ref(ref: str, folder: Path) -> None:
-    """A --baseline-ref git knows neither as given nor on origin is a typo: it turned the
-    regression gate off with a note ("no baseline") and the build passed. Outside a git
-    repository the history's branch names are all there is, and they are not checked."""
+def _check_ref(ref: str, folder: Path, db: Path) -> None:
+    """A --baseline-ref neither git (as given, or on origin) nor the history knows is a typo:
+    it turned the regression gate off with a note ("no baseline") and the build passed.
+    Outside a git repository, or in a shallow clone (actions/checkout's default fetches no
+    other branch), the history's branch names are all there is to check against."""
     if git(folder, "rev-parse", "--git-dir")[0] is None:
         return
     for name in (ref, f"origin/{ref}"):
         if git(folder, "rev-parse", "--verify", "--quiet", "--end-of-options", name)[0]:
             return
+    shallow = git(folder, "rev-parse", "--is-shallow-repository")[0] == "true"
+    try:
+        with History.open(db, create=False) as history:
+            if ref in history.branches() or ref.removeprefix("origin/") in history.branches():
+                return
+    except PerfguardError:  # no history, or one that cannot be read: git had the last word
+        pass
+    if shallow:
+        return
     raise UsageError(
-        f"--baseline-ref {ref}: git knows no such branch or commit here (nor origin/{ref})"
+        f"--baseline-ref {ref}: git knows no such branch or commit here (nor origin/{ref}), "
+        "and the history has no run on it"
     )
 
 

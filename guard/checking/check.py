@@ -28,7 +28,7 @@ from ..collection.caches import recorded_caches
 from ..defaults import CONFIDENCE, SUGGESTIVE
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, RunError
-from ..modeling import KernelAnalysis, analyze
+from ..modeling import KernelAnalysis, analyze, point_error
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import EvidenceSettings
 from ..modeling.growth import misfit_model, predicts_nothing
@@ -522,14 +522,16 @@ class _Judge:
                     then = None if before is None else _interaction(before, self.parameters, a, b)
                     tests.append((_interaction(now, self.parameters, a, b), then))
         if any(t is None for t, _ in tests):
-            findings.undecide(
-                Reason(
-                    kind,
-                    f"{said}: each parameter's lines stay within, and no rectangle of the "
-                    "grid is measured at all four corners to show whether the parameters "
-                    "interact (not enough to fail; measure a grid, or the far corner)",
-                )
+            why = (
+                "without repetitions the grid's corners cannot be weighed against a sum "
+                "(not enough to fail; measure each point several times)"
+                if point_error(now.lines) is None
+                else "no rectangle of the grid is measured at all four corners to show "
+                "whether the parameters interact (not enough to fail; measure a grid, or "
+                "the far corner)"
             )
+            within = f"{said}: each parameter's lines stay within, and {why}"
+            findings.undecide(Reason(kind, within))
             return math.nan
         decisive = all(
             t is not None and t.decisive(*DECISIVE) and (b is None or b.z < DECISIVE[1])
@@ -1008,11 +1010,12 @@ def _class_text(model: Model) -> str:
 def _interaction(
     analysis: KernelAnalysis, parameters: tuple[str, ...], a: str, b: str
 ) -> Interaction | None:
-    """Parameters a and b's interaction on the kernel's grid, with its lines' point error."""
-    errors = [float(le.evidence.sigma[0]) for le in analysis.lines]
-    if not errors:
+    """Parameters a and b's interaction on the kernel's grid, with its lines' point error
+    (None without repetitions to weigh it, or without a whole rectangle)."""
+    error = point_error(analysis.lines)
+    if error is None:
         return None
-    return interaction(analysis.kernel, parameters, a, b, max(errors))
+    return interaction(analysis.kernel, parameters, a, b, error)
 
 
 def _crossing(

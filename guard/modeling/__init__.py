@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -48,6 +48,7 @@ __all__ = [
     "analyze",
     "get_modeler",
     "model_measurements",
+    "point_error",
 ]
 
 
@@ -166,8 +167,7 @@ def _analyze(
     evidence = iter(line_evidence(flat, settings))
     by_kernel = {key: tuple(next(evidence) for _ in ls) for key, ls in lines.items()}
     if len(params) > 1:
-        errors = {key: max((float(le.group.sigma[le.row]) for le in ls), default=None)
-                  for key, ls in by_kernel.items()}  # fmt: skip
+        errors = {key: point_error(ls) for key, ls in by_kernel.items()}
         models = _model_multi(mset, impl, problems, errors)
     else:
         models = _model_single(mset, impl, by_kernel, predict_at, level)
@@ -180,6 +180,15 @@ def _analyze(
         KernelAnalysis(k, by_kernel.get(k.key, ()), models.get(k.key), problems[k.key])
         for k in mset.kernels
     ]
+
+
+def point_error(lines: Sequence[LineEvidence]) -> float | None:
+    """A kernel's relative error of one point: its noisiest line's, where every line has
+    repetitions (None otherwise)."""
+    errors = [le.point_error for le in lines]
+    if not errors or any(e is None for e in errors):
+        return None
+    return max(e for e in errors if e is not None)
 
 
 def _shown_as_modelled(model: Model, lines: tuple[LineEvidence, ...]) -> tuple[LineEvidence, ...]:

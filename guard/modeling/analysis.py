@@ -62,6 +62,15 @@ class LineEvidence:
     # it is not the line's own likeliest: a model of several parameters fits every point
 
     @property
+    def point_error(self) -> float | None:
+        """The relative error of one measured point, where repetitions measured it (None:
+        without them the error is the fit's own, which cannot weigh a departure from it)."""
+        noise = float(self.group.noise[self.row])
+        if not (math.isfinite(noise) and noise > 0):
+            return None
+        return float(self.group.sigma[self.row])
+
+    @property
     def shown_class(self) -> int:
         """The class a person reads for this line (an index into the evidence's classes)."""
         return int(self.group.shown_class[self.row]) if self.shown is None else self.shown

@@ -376,9 +376,13 @@ def test_a_push_compares_with_the_run_of_the_commit_before(tmp_path: Path) -> No
     env["GITHUB_SHA"] = head(tmp_path)
     pushed = perfguard(*args, "--fail-on", "regression", cwd=tmp_path, env=env)
     assert pushed.returncode == 1, pushed.stdout + pushed.stderr
-    assert f"using the newest run of an ancestor on main, {first[:7]}" in pushed.stdout
+    assert f"baseline: the newest run of an ancestor on main, {first[:7]}" in pushed.stdout
     verdicts = json.loads((tmp_path / ".perfguard/report/verdicts.json").read_text())
     assert {k["kernel"]: k["regression"] for k in verdicts["kernels"]} == {
         "linear": False,
         "dedupe": True,
     }
+    # a re-run of the failed job: its own stored run is not its baseline
+    again = perfguard(*args, "--fail-on", "regression", cwd=tmp_path, env=env)
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert f"of an ancestor on main, {first[:7]}" in again.stdout
