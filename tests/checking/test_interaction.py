@@ -190,3 +190,33 @@ def test_an_effect_only_on_some_lines_is_described_without_infinity() -> None:
     assert found is not None and found.decisive(*DECISIVE)
     text = found.describe()
     assert "inf" not in text and "n has an effect at p=1024 and none, or the opposite" in text
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_run_that_slows_down_does_not_make_a_sum_a_product(seed: int) -> None:
+    """A 20% slowdown from the first point to the last bends a sum by a few percent, many
+    errors at 1% noise: it failed `<= p + n` as "p and n interact"."""
+    rng = np.random.default_rng(seed)
+    points = []
+    for order, (p, n) in enumerate(itertools.product(P, N)):
+        slow = 1 + 0.2 * order / (len(P) * len(N) - 1)
+        value = additive(p, n) * slow
+        points.append(Point((p, n), tuple(value * (1 + rng.uniform(-0.01, 0.01, 5)))))
+    mset = MeasurementSet(("p", "n"), (Kernel("assemble", "time", tuple(points)),))
+    (verdict,) = check(
+        mset, options=CheckOptions(rules=(ExpectationRule("*", "<= p + n"),))
+    ).verdicts
+    assert not verdict.violates_expectation, verdict.reasons
+
+
+def test_one_value_a_point_cannot_prove_a_product() -> None:
+    """Without repetitions the point error fell to its floor and sums read as products."""
+    from guard.modeling import analyze
+
+    rng = np.random.default_rng(4)
+    points = tuple(
+        Point((p, n), (additive(p, n) * (1 + rng.uniform(-0.05, 0.05)),))
+        for p, n in itertools.product(P, N)
+    )
+    (analysis,) = analyze(MeasurementSet(("p", "n"), (Kernel("k", "time", points),)))
+    assert analysis.model is not None and " p n" not in f" {analysis.model.complexity()[2:-1]}"
