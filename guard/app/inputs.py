@@ -75,13 +75,13 @@ def check_writable(path: Path, option: str = "--output") -> None:
         return
     if path.is_dir():
         raise UsageError(f"{option} {path} is a directory; give a file name")
-    folder = path.parent
+    folder = real.parent  # a symlink is written through: its target's folder must exist
     if not folder.is_dir():
         raise UsageError(f"{option}: folder {folder} does not exist; create it or choose another")
     if path.exists() and not os.access(path, os.W_OK):
         raise UsageError(f"{option} {path}: the file cannot be written (permission denied)")
     try:
-        probe = folder / f".{path.name}.perfguard-probe"
+        probe = folder / f".{real.name}.perfguard-probe"
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:

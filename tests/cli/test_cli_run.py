@@ -338,3 +338,12 @@ def test_an_output_symlink_is_written_through_not_replaced(tmp_path: Path) -> No
     done = perfguard("merge", source, "-o", link)
     assert done.returncode == 0, done.stderr
     assert link.is_symlink() and json.loads(real.read_text())["kernels"][0]["name"] == "k"
+
+
+def test_a_symlink_into_a_missing_folder_is_refused_before_running(tmp_path: Path) -> None:
+    """The run measured everything, then a FileNotFoundError traceback lost it."""
+    link = tmp_path / "out.json"
+    link.symlink_to(tmp_path / "nodir" / "run.json")
+    done = perfguard("run", "-c", project(tmp_path, CUSTOM), "-o", link)
+    assert done.returncode == 2 and "nodir does not exist" in done.stderr
+    assert "Traceback" not in done.stderr
