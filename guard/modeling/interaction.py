@@ -121,7 +121,9 @@ def _rectangles(
     inner = _z(grid, (xs[0], xs[-2]), (ys[0], ys[-2]), error)
     low = grid[xs[-1], ys[0]] - grid[xs[0], ys[0]]
     high = grid[xs[-1], ys[-1]] - grid[xs[0], ys[-1]]
-    ratio = high / low if low > 0 else math.nan
+    # an effect within two errors of none is none: "×187" of a noise-sized effect misleads
+    noise = 2 * error * math.hypot(grid[xs[-1], ys[0]], grid[xs[0], ys[0]])
+    ratio = high / low if low > noise else math.nan
     return outer, inner, ratio, ys[0], ys[-1]
 
 

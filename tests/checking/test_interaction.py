@@ -186,7 +186,7 @@ def test_an_effect_only_on_some_lines_is_described_without_infinity() -> None:
     def gated(p, n):
         return 1.0 if p == 64 else 1 + 0.5 * p / 1024 + 0.5 * n / 16000
 
-    found = corners(grid(gated, 0, noise=0.0).kernels[0], ("p", "n"), "n", "p", 0.01)
+    found = corners(grid(gated, 0, noise=0.01).kernels[0], ("p", "n"), "n", "p", 0.01)
     assert found is not None and found.decisive(*DECISIVE)
     text = found.describe()
     assert "inf" not in text and "n has an effect at p=1024 and none, or the opposite" in text
