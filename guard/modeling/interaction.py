@@ -75,7 +75,8 @@ def interaction(
     medians: dict[tuple[float, ...], float] | None = None,
 ) -> Interaction | None:
     """The pair's interaction on the kernel's grid (``error``: relative per-point error), or
-    None where no rectangle of 3 x 3 values or more has all its corners measured.
+    None where no grid of 3 x 3 values or more has the corners of its largest rectangle and
+    of the next one inward measured.
     ``medians``: each point's median, where the caller has them (point -> value)."""
     values = medians if medians is not None else point_medians(kernel)
     i, j = parameters.index(first), parameters.index(second)
@@ -114,8 +115,9 @@ def _rectangles(
 ) -> tuple[float, float, float, float, float] | None:
     xs = sorted({a for a, _ in grid})
     ys = sorted({b for _, b in grid})
-    full = [(x, y) for x in xs for y in ys]
-    if len(xs) < 3 or len(ys) < 3 or any(c not in grid for c in full):
+    # the corners the two rectangles read: an interior point may be missing
+    needed = [(x, y) for x in (xs[0], *xs[-2:]) for y in (ys[0], *ys[-2:])]
+    if len(xs) < 3 or len(ys) < 3 or any(c not in grid for c in needed):
         return None
     outer = _z(grid, (xs[0], xs[-1]), (ys[0], ys[-1]), error)
     inner = _z(grid, (xs[0], xs[-2]), (ys[0], ys[-2]), error)

@@ -220,3 +220,14 @@ def test_one_value_a_point_cannot_prove_a_product() -> None:
     )
     (analysis,) = analyze(MeasurementSet(("p", "n"), (Kernel("k", "time", points),)))
     assert analysis.model is not None and " p n" not in f" {analysis.model.complexity()[2:-1]}"
+
+
+def test_a_missing_interior_point_leaves_the_corners_to_read() -> None:
+    """One interior point missing turned the test off: "no rectangle ... at all four
+    corners", although every corner was measured."""
+    points = [(p, n) for p, n in itertools.product(P, N) if (p, n) != (256, 4000)]
+    mset = grid(product, 0, points=points)
+    (verdict,) = check(
+        mset, options=CheckOptions(rules=(ExpectationRule("*", "<= p + n"),))
+    ).verdicts
+    assert verdict.verdict == "fail" and "interact" in verdict.reasons[0].message
