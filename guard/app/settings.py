@@ -7,6 +7,7 @@ a malformed value before anything is read or measured.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -112,6 +113,11 @@ def expect_rule(text: str) -> ExpectationRule:
     return ExpectationRule(*rule, f"--expect {text!r}")
 
 
+# "<= n" inside what would be the name: the text is a malformed bound, not a glob; a name
+# may hold a comparison without a space after it (pytest's ``test_x[k>=2]``)
+_COMPARISON_IN_NAME = re.compile(r"[<>≤≥]=?\s")
+
+
 def _named_bound(text: str) -> tuple[str, str] | None:
     """``GLOB=EXPR`` split at the first ``=`` after which a bound reads: a kernel's name may
     hold ``=`` itself (pytest's ``test_scan[n=5]``), and no bound starts with ``5]``. A name
@@ -123,8 +129,11 @@ def _named_bound(text: str) -> tuple[str, str] | None:
     at = text.find("=")
     while at > 0:
         glob, expr = text[:at].strip(), text[at + 1 :].strip()
-        if any(sign in glob for sign in "<>≤≥"):
+        if _COMPARISON_IN_NAME.search(glob):  # a bound's text, not a name: stop
             return None
+        if glob.endswith(tuple("<>≤≥")):  # this = is part of <= or >=
+            at = text.find("=", at + 1)
+            continue
         if glob and expr:
             try:
                 parse_expectation(expr)

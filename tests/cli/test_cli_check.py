@@ -220,3 +220,18 @@ def test_format_names_the_current_files_tool_and_a_native_baseline_still_reads(t
     assert perfguard("merge", source, "-o", native).returncode == 0
     r = perfguard("check", source, "--baseline", native, "-f", "pytest-benchmark")
     assert r.returncode == 0, r.stderr
+
+
+def test_expect_names_a_kernel_whose_name_holds_a_comparison(tmp_path):
+    """pytest ids such as test_x[k>=2,n=5]: the split stopped at the name's '>='."""
+    doc = json.loads(CAND.read_text())
+    for kernel in doc["kernels"]:
+        kernel["name"] = f"{kernel['name']}[k>=2,n=5]"
+    cand = tmp_path / "cand.json"
+    cand.write_text(json.dumps(doc))
+    r = perfguard("check", cand, "--expect", "dedupe[[]k>=2,n=5]=<= n", "--json")
+    assert r.returncode == 1, r.stderr
+    verdicts = {k["kernel"]: k for k in json.loads(r.stdout)["kernels"]}
+    assert verdicts["dedupe[k>=2,n=5]"]["expectation"] == "<= n"
+    bad = perfguard("check", cand, "--expect", "dedupe=<= n log n = p")
+    assert bad.returncode == 2 and "invalid expectation" in bad.stderr
