@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -14,6 +15,9 @@ from . import cli_options as o
 from . import defaults as d
 from .errors import PerfguardError
 from .measuring import measure
+
+if TYPE_CHECKING:
+    from .checking.verdicts import CheckReport
 
 __all__ = ["app", "main"]
 
@@ -86,7 +90,10 @@ def check_cmd(
         console.print_document(outcome.report.to_json(), "kernels")
     else:
         console.print_check(outcome.report, outcome.current)
-    raise typer.Exit(outcome.exit_code())
+    code = outcome.exit_code()
+    if code in (2, 3):  # an error exit says why on stderr too, whatever stdout holds
+        console.print_error(_error_summary(outcome.report, code))
+    raise typer.Exit(code)
 
 
 @app.command("report")
@@ -273,6 +280,18 @@ def ci_cmd(
     console.print_check(outcome.report, outcome.current)
     console.out().print(f"perfguard ci: report in {outcome.markdown}", markup=False)
     raise typer.Exit(outcome.exit_code())
+
+
+def _error_summary(report: CheckReport, code: int) -> str:
+    """One stderr line for a check that exits 2 or 3: which kernels, where to read why."""
+    from . import numbers
+
+    errors = list(dict.fromkeys(v.kernel for v in report.verdicts if v.verdict == "error"))
+    what = "did not run to the end" if code == 3 else "could not be judged"
+    if not errors:
+        return f"a benchmark {what} (see the notes in the report)"
+    shown = ", ".join(errors[:5]) + (f" and {len(errors) - 5} more" if len(errors) > 5 else "")
+    return f"{numbers.counted(len(errors), 'kernel')} {what}: {shown} (see their reasons in the report)"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -155,3 +155,25 @@ def test_a_usage_error_is_one_line_like_every_other_error() -> None:
         done = perfguard(*args)
         assert done.returncode == 2
         assert done.stderr == f"perfguard: error: {message}\n"
+
+
+def test_an_error_exit_of_check_says_why_on_stderr(tmp_path) -> None:
+    """Exit 2 for a kernel that could not be judged printed nothing on stderr: a CI log
+    filtered to errors showed no reason for the red build."""
+    import json
+
+    from support import perfguard
+
+    doc = {
+        "schema": "perfguard/measurements@1",
+        "parameters": ["n"],
+        "kernels": [
+            {"name": "onesize", "metric": "time", "points": [{"at": {"n": 4}, "values": [1.0]}]}
+        ],
+    }
+    source = tmp_path / "m.json"
+    source.write_text(json.dumps(doc))
+    for extra in ([], ["--json"]):
+        done = perfguard("check", source, "--expect", "*=<= n", *extra)
+        assert done.returncode == 2
+        assert "perfguard: error: 1 kernel could not be judged: onesize" in done.stderr
