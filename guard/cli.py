@@ -291,7 +291,8 @@ def _error_summary(report: CheckReport, code: int) -> str:
     if not errors:
         return f"a benchmark {what} (see the notes in the report)"
     shown = ", ".join(errors[:5]) + (f" and {len(errors) - 5} more" if len(errors) > 5 else "")
-    return f"{numbers.counted(len(errors), 'kernel')} {what}: {shown} (see their reasons in the report)"
+    counted = numbers.counted(len(errors), "kernel")
+    return f"{counted} {what}: {shown} (see their reasons in the report)"
 
 
 def main(argv: list[str] | None = None) -> int:
