@@ -161,22 +161,32 @@ def test_no_name_from_a_file_starts_a_line_of_its_own(tmp_path):
     assert not any(line.startswith("::") for line in refused.stderr.splitlines())
 
 
-def test_expect_names_a_kernel_whose_name_holds_an_equals_sign(tmp_path):
-    """pytest names a parametrized test ``test_dedupe[n=5]``, and the plugin prints its check
-    command with ``--expect 'test_dedupe[[]n=5]=<= n'``: that split at the first ``=``."""
+@pytest.mark.parametrize(
+    ("suffix", "glob", "malformed", "message"),
+    [
+        # pytest names a parametrized test test_dedupe[n=5] and the plugin prints its check
+        # command with --expect 'test_dedupe[[]n=5]=<= n': that split at the first "="
+        ("[mode=fast]", "dedupe[[]mode=fast]", "dedupe=<= n, <= n", "unexpected character ','"),
+        # ids such as test_x[k>=2,n=5]: the split stopped at the name's ">="
+        ("[k>=2,n=5]", "dedupe[[]k>=2,n=5]", "dedupe=<= n log n = p", "invalid expectation"),
+    ],
+)
+def test_expect_names_a_kernel_whose_name_holds_an_equals_sign(
+    tmp_path, suffix, glob, malformed, message
+):
     doc = json.loads(CAND.read_text())
     for kernel in doc["kernels"]:
-        kernel["name"] = f"{kernel['name']}[mode=fast]"
+        kernel["name"] = f"{kernel['name']}{suffix}"
     cand = tmp_path / "cand.json"
     cand.write_text(json.dumps(doc))
-    r = perfguard("check", cand, "--expect", "dedupe[[]mode=fast]=<= n", "--json")
+    r = perfguard("check", cand, "--expect", f"{glob}=<= n", "--json")
     assert r.returncode == 1, r.stderr
     verdicts = {k["kernel"]: k for k in json.loads(r.stdout)["kernels"]}
-    assert verdicts["dedupe[mode=fast]"]["expectation"] == "<= n"
-    assert verdicts["dedupe[mode=fast]"]["verdict"] == "fail"
-    # a malformed bound is an error, not a glob "dedupe=<= n, <" bound by "n"
-    bad = perfguard("check", cand, "--expect", "dedupe=<= n, <= n")
-    assert bad.returncode == 2 and "unexpected character ','" in bad.stderr
+    assert verdicts[f"dedupe{suffix}"]["expectation"] == "<= n"
+    assert verdicts[f"dedupe{suffix}"]["verdict"] == "fail"
+    # a malformed bound is an error, not a glob ("dedupe=<= n, <") bound by what follows
+    bad = perfguard("check", cand, "--expect", malformed)
+    assert bad.returncode == 2 and message in bad.stderr
 
 
 def test_an_error_naming_a_dropped_parameter_says_it_was_dropped(tmp_path):
@@ -220,18 +230,3 @@ def test_format_names_the_current_files_tool_and_a_native_baseline_still_reads(t
     assert perfguard("merge", source, "-o", native).returncode == 0
     r = perfguard("check", source, "--baseline", native, "-f", "pytest-benchmark")
     assert r.returncode == 0, r.stderr
-
-
-def test_expect_names_a_kernel_whose_name_holds_a_comparison(tmp_path):
-    """pytest ids such as test_x[k>=2,n=5]: the split stopped at the name's '>='."""
-    doc = json.loads(CAND.read_text())
-    for kernel in doc["kernels"]:
-        kernel["name"] = f"{kernel['name']}[k>=2,n=5]"
-    cand = tmp_path / "cand.json"
-    cand.write_text(json.dumps(doc))
-    r = perfguard("check", cand, "--expect", "dedupe[[]k>=2,n=5]=<= n", "--json")
-    assert r.returncode == 1, r.stderr
-    verdicts = {k["kernel"]: k for k in json.loads(r.stdout)["kernels"]}
-    assert verdicts["dedupe[k>=2,n=5]"]["expectation"] == "<= n"
-    bad = perfguard("check", cand, "--expect", "dedupe=<= n log n = p")
-    assert bad.returncode == 2 and "invalid expectation" in bad.stderr
