@@ -837,8 +837,10 @@ def _checked_count(count: int, text: str, value: Callable[[int], float]) -> tupl
 
 
 def _tidy(value: float) -> float:
-    # 0.1 + 2 * 0.1 is 0.30000000000000004; fifteen digits keep what the user meant.
-    return float(f"{value:.15g}")
+    # 0.1 + 2 * 0.1 is 0.30000000000000004; fifteen digits keep what the user meant. A whole
+    # number stays as it is: 16 * 16^13 is 2^56 exactly, and fifteen digits would pass the
+    # benchmark 72057594037927904 (a value with 51 bits set) instead.
+    return value if value.is_integer() else float(f"{value:.15g}")
 
 
 def _quote(text: object) -> str:

@@ -744,6 +744,14 @@ def test_parse_range(text: str, values: tuple[float, ...]) -> None:
     assert parse_range(text) == values
 
 
+def test_a_geometric_range_of_large_powers_stays_exact() -> None:
+    # fifteen-digit tidying passed 72057594037927904 (51 bits set) for 2^56 and a 65-bit
+    # number for 2^64 to the benchmark: a cost that depends on the bits then bumps there
+    values = parse_range("2^4..2^64 x16")
+    assert values == tuple(16.0**k for k in range(1, 17))
+    assert [int(v).bit_count() for v in values] == [1] * 16
+
+
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
