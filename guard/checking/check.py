@@ -877,10 +877,32 @@ class _Judge:
         if base is None:
             return None
         # where no class describes the values, no model predicts beyond them: the measured ratio
-        if "exponential-like" in (model.complexity(), base.complexity()):
-            return _measured_change(pairs, findings, "no class describes exponential growth")
-        if any(misfit_model(m) for m in (model, base)):
-            return _measured_change(pairs, findings, "no class fits these values")
+        why = (
+            "no class describes exponential growth"
+            if "exponential-like" in (model.complexity(), base.complexity())
+            else "no class fits these values"
+            if any(misfit_model(m) for m in (model, base))
+            else None
+        )
+        # without a target the largest size measured is read, and where both runs measured it
+        # the change is measured: two models read there can differ from what both measured
+        if why is not None or (not self.opts.target and _top_measured_by_both(lines, pairs)):
+            change = _measured_change(pairs, findings, why)
+            # known as well as its two points: their repetitions and a size's drift as
+            # assumed (the fitted drift also holds a class's misfit, e.g. exponential growth)
+            errors = [_measured_error(le, self.opts.settings) for le in (pairs[0] if pairs else ())]
+        else:
+            change = self._modelled_change(model, base, lines, findings)
+            errors = [float(le.evidence.sigma[0]) for le in (pairs[0] if pairs else ())]
+        if change is None:
+            return None
+        self._slowdown(*change, errors, findings)
+        return change[0]
+
+    def _modelled_change(
+        self, model: Model, base: Model, lines: list[LineEvidence], findings: _Findings
+    ) -> tuple[float, str] | None:
+        """Candidate / baseline as the two models predict at the target, and where (a note)."""
         at = _target_point(model, self.opts.target, lines)
         ratio = float(model.evaluate(at) / base.evaluate(at))
         if not math.isfinite(ratio) or ratio <= 0:
@@ -893,16 +915,22 @@ class _Judge:
                 "runner speed)",
             )
         )
+        return ratio, where
+
+    def _slowdown(
+        self, ratio: float, where: str, errors: Sequence[float], findings: _Findings
+    ) -> None:
+        """The opt-in ``max_slowdown`` failure on the change, however it was read; ``errors``:
+        the relative errors of the candidate's and the baseline's value there."""
         limit = self.opts.max_slowdown
-        if limit is not None and ratio >= limit:
-            sigma = math.hypot(*(float(le.evidence.sigma[0]) for le in (pairs[0] if pairs else ())))
-            sure = ratio / math.exp(2.33 * sigma) >= limit
-            message = (
-                f"{numbers.factor(ratio)} slower than the baseline at {where}, the limit is "
-                f"{numbers.factor(limit)}"
-            )
-            findings.add("slowdown", 1.0 if sure else self.opts.suggestive, message)
-        return ratio
+        if limit is None or ratio < limit:
+            return
+        sure = ratio / math.exp(2.33 * math.hypot(*errors)) >= limit
+        message = (
+            f"{numbers.factor(ratio)} slower than the baseline at {where}, the limit is "
+            f"{numbers.factor(limit)}"
+        )
+        findings.add("slowdown", 1.0 if sure else self.opts.suggestive, message)
 
 
 def _medians(le: LineEvidence) -> np.ndarray:
@@ -926,23 +954,44 @@ def _measured_ratio(pairs: list[tuple[LineEvidence, LineEvidence]]) -> tuple[flo
 
 
 def _measured_change(
-    pairs: list[tuple[LineEvidence, LineEvidence]], findings: _Findings, why: str
-) -> float | None:
-    """Candidate / baseline as measured at the largest size both runs have (a note; ``why``
-    no model's prediction is used)."""
+    pairs: list[tuple[LineEvidence, LineEvidence]], findings: _Findings, why: str | None = None
+) -> tuple[float, str] | None:
+    """Candidate / baseline as measured at the largest size both runs have, and where (a note;
+    ``why`` no model's prediction is used, where that is the reason)."""
     measured = _measured_ratio(pairs)
     if measured is None:
         return None
     ratio, top = measured
     where = numbers.at(pairs[0][0].parameter, top)
+    because = f"{why}, so no model predicts beyond it; " if why else ""
     findings.note(
         Reason(
             "change",
-            f"{numbers.factor(ratio)} the baseline at {where}, as measured ({why}, so no model "
-            "predicts beyond it; includes any difference in runner speed)",
+            f"{numbers.factor(ratio)} the baseline at {where}, as measured ({because}includes "
+            "any difference in runner speed)",
         )
     )
-    return ratio
+    return ratio, where
+
+
+def _measured_error(le: LineEvidence, settings: EvidenceSettings) -> float:
+    """The relative error of a line's value at one size: its repetitions' standard error and
+    the per-size drift the settings assume (the evidence's own where none were repeated)."""
+    noise = float(le.group.noise[le.row])
+    if not (math.isfinite(noise) and noise > 0):
+        return float(le.group.sigma[le.row])
+    reps = max(float(le.group.repetitions[le.row]), 1.0)
+    return math.sqrt(noise**2 / reps + (settings.drift_prior * noise) ** 2 + settings.floor**2)
+
+
+def _top_measured_by_both(
+    lines: list[LineEvidence], pairs: list[tuple[LineEvidence, LineEvidence]]
+) -> bool:
+    """A one-parameter kernel whose largest size the baseline measured too."""
+    if len(lines) != 1 or len(pairs) != 1:
+        return False
+    cand, base = pairs[0]
+    return max(cand.line.x) in set(base.line.x)
 
 
 def _paired(

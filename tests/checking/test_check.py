@@ -409,3 +409,54 @@ def test_a_class_regression_still_faster_at_the_target_does_not_fail():
     assert "stays faster than the baseline up to the target" in why
     # and where that stops: the models cross near 2^29 (5.4e8; the fits put it at 7.2e8)
     assert "the two cross near n=7.241e8: a --target there judges that scale" in why
+
+
+# ---------------------------------------------------------------------------- change
+
+
+def test_change_without_a_target_is_the_ratio_both_runs_measured_at_the_top():
+    """Two models read at the largest size can differ from what both runs measured there
+    (x1.22 for equal instruction counts); where both measured it, the change is measured."""
+    base = runs("n log n", seed=11)
+    cand = base.copy()
+    cand[-1] *= 1.10  # the top size 10% slower, the rest equal
+    (v,) = check(mset(kernel("k", cand)), mset(kernel("k", base)), CheckOptions()).verdicts
+    assert v.change == pytest.approx(1.10, rel=1e-9)
+    (reason,) = [r for r in v.reasons if r.kind == "change"]
+    assert reason.message.startswith("×1.10 the baseline at n=8192, as measured (")
+
+
+def test_a_target_still_reads_the_models():
+    base = runs("n", seed=12)
+    cand = runs("n", seed=13, speed=1.5)
+    opts = CheckOptions(target={"n": 1e6})
+    (v,) = check(mset(kernel("k", cand)), mset(kernel("k", base)), opts).verdicts
+    assert v.change == pytest.approx(1.5, rel=0.1)
+    assert "n=1000000 (includes" in next(r.message for r in v.reasons if r.kind == "change")
+
+
+@pytest.mark.parametrize(
+    ("shape", "speed", "verdict"),
+    [("n", 2.0, "fail"), ("n", 1.2, "pass"), ("exp", 2.0, "fail"), ("exp", 1.2, "pass")],
+)
+def test_max_slowdown_fails_what_is_slower_than_the_limit(shape, speed, verdict):
+    """--max-slowdown fails a kernel that much slower at the top, a class's or one growing
+    faster than any class (its change is the measured ratio: that path failed nothing)."""
+    if shape == "exp":
+        sizes = np.arange(10.0, 22.0, 2.0)
+        rng = np.random.default_rng(14)
+
+        def values(s: float) -> np.ndarray:
+            return s * 1e-6 * 2.0 ** sizes[:, None] * (1 + rng.uniform(-0.01, 0.01, (6, 5)))
+
+        base, cand = kernel("k", values(1.0), sizes), kernel("k", values(speed), sizes)
+    else:
+        base, cand = kernel("k", runs(shape, seed=15)), kernel("k", runs(shape, 16, speed=speed))
+    opts = CheckOptions(max_slowdown=1.5)
+    (v,) = check(mset(cand), mset(base), opts).verdicts
+    assert v.verdict == verdict
+    slow = [r for r in v.reasons if r.kind == "slowdown"]
+    assert bool(slow) == (verdict == "fail")
+    if slow:
+        assert "slower than the baseline at n=" in slow[0].message
+        assert "the limit is ×1.50" in slow[0].message
