@@ -65,7 +65,7 @@ def print_document(doc: dict[str, Any], key: str | None = None) -> None:
 def print_check(report: CheckReport, measured: MeasurementSet | None = None) -> None:
     """The verdict table, each shown reason and note, and the status line; ``measured``
     gives the table its kernels' units."""
-    from .summary import counts_sentence, shown_reasons
+    from .summary import counts_sentence, standing_reasons
     from .tables import table_width
     from .terminal import STYLES, verdict_table
 
@@ -76,10 +76,9 @@ def print_check(report: CheckReport, measured: MeasurementSet | None = None) -> 
     several = len({v.metric for v in report.verdicts}) > 1  # name the metric then
     for v in report.verdicts:
         name = f"{v.kernel} ({v.metric})" if several else v.kernel
-        for line in shown_reasons(v):
-            style = STYLES[v.verdict]
+        for standing, line in standing_reasons(v):
             text = f"{one_line(name)}: {one_line(line)}"
-            console.print(f"[{style}]{v.verdict}[/] {escape(text)}", soft_wrap=True)
+            console.print(f"[{STYLES[standing]}]{standing}[/] {escape(text)}", soft_wrap=True)
     for note in report.notes:
         console.print(f"[yellow]note[/] {escape(one_line(note))}", soft_wrap=True)
     style = STYLES[report.status]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .. import numbers
-from ..checking.verdicts import CheckReport, Verdict, VerdictName
+from ..checking.verdicts import CheckReport, Reason, Verdict, VerdictName
 from ..modeling.growth import misfit_model
 from ..modeling.pmnf import Model
 
@@ -17,6 +17,7 @@ __all__ = [
     "formula_text",
     "reported_class",
     "shown_reasons",
+    "standing_reasons",
 ]
 
 ORDER: tuple[VerdictName, ...] = ("fail", "error", "inconclusive", "pass")
@@ -42,11 +43,29 @@ def decisive_probability(v: Verdict) -> float | None:
 
 def shown_reasons(v: Verdict) -> list[str]:
     """Reasons worth a line: everything except the informational change on a pass."""
-    return [
-        f"{r.kind}: {r.message}"
-        for r in v.reasons
-        if not (v.verdict == "pass" and r.kind == "change")
-    ]
+    return [f"{r.kind}: {r.message}" for r in _shown(v)]
+
+
+def standing_reasons(v: Verdict) -> list[tuple[VerdictName, str]]:
+    """``shown_reasons`` each with the verdict it stands for: the kernel's, except that a
+    finding of a kind the kernel did not fail on, in a failing kernel, is inconclusive (a
+    regression line "... but ... to decide" beside the bound that failed must not read
+    "fail")."""
+    return [(_standing(v, r), f"{r.kind}: {r.message}") for r in _shown(v)]
+
+
+def _shown(v: Verdict) -> list[Reason]:
+    return [r for r in v.reasons if not (v.verdict == "pass" and r.kind == "change")]
+
+
+def _standing(v: Verdict, r: Reason) -> VerdictName:
+    if v.verdict != "fail":
+        return v.verdict
+    if r.kind == "regression" and not v.regression:
+        return "inconclusive"
+    if r.kind in ("expectation", "max_class") and not v.violates_expectation:
+        return "inconclusive"
+    return v.verdict
 
 
 def formula_text(model: Model) -> str:
