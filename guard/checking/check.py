@@ -448,7 +448,11 @@ class _Judge:
         change = self._change(model, base, lines, base_lines, findings)
         self._misfit(kernel.name, model, bool(base_lines), findings)
         if kernel.key in self.cut:
-            findings.undecide(Reason("regression", _cut_message(self.cut[kernel.key])))
+            cut = _cut_message(self.cut[kernel.key], findings.regression)
+            if findings.regression:  # decided on the sizes both measured: nothing to re-measure
+                findings.note(Reason("regression", cut))
+            else:
+                findings.undecide(Reason("regression", cut))
         if before is not None and base is None:
             why = "; ".join(before.problems) or "no model"
             findings.note(Reason("error", f"the baseline cannot be modelled: {why}"))
@@ -1004,15 +1008,23 @@ def _paired(
     return [(le, base[le.parameter]) for le in lines if le.parameter in base]
 
 
-def _cut_message(cut: _CutShort) -> str:
+def _cut_message(cut: _CutShort, regressed: bool) -> str:
     """Why the classes were compared over fewer sizes (the change reason gives the ratio at
-    the top size both measured: one figure, not a second statistic of it here)."""
+    the top size both measured: one figure, not a second statistic of it here); after a
+    regression that failed on them, the shorter reach is one more sign of it."""
     top = numbers.at(cut.parameter, cut.largest)
-    return (
+    head = (
         f"measured only up to {top}, the baseline up to "
-        f"{numbers.at(cut.parameter, cut.baseline_largest)}: the candidate reached its time "
-        f"limit sooner, or was given a smaller budget; classes compared up to {top} "
-        "(re-measure with the baseline's sizes to decide)"
+        f"{numbers.at(cut.parameter, cut.baseline_largest)}: "
+    )
+    if regressed:
+        return (
+            head + f"the candidate reached its time limit sooner, as a kernel that grows faster "
+            f"does; the classes above are compared up to {top}"
+        )
+    return (
+        head + "the candidate reached its time limit sooner, or was given a smaller budget; "
+        f"classes compared up to {top} (re-measure with the baseline's sizes to decide)"
     )
 
 

@@ -40,6 +40,10 @@ def test_a_class_change_seen_before_the_cut_still_fails():
     cand = measured(1e-6 * SIZES[:6] ** 2 / SIZES[0], SIZES[:6], 4)
     v = check(cand, base).verdicts[0]
     assert v.verdict == "fail" and v.regression
+    # decided: the shorter reach is one more sign, with nothing left to re-measure
+    (cut,) = [r.message for r in v.reasons if "measured only up to" in r.message]
+    assert "as a kernel that grows faster does" in cut
+    assert "to decide" not in cut and "smaller budget" not in cut
 
 
 def test_same_sizes_are_not_cut_short():
