@@ -35,12 +35,15 @@ def at(parameter: str, value: float, powers_of_two: bool = False) -> str:
 
 
 def factor(ratio: float, short: bool = False) -> str:
-    """``×61,566``, ``×12.4``, ``×1.02``; short: ``×6.2e4`` from 10,000 on, and so from
-    a billion on in any case (no 300-digit numbers)."""
+    """``×61,566``, ``×12.4``, ``×1.02``, ``×0.031``, ``×1e-3``; short: ``×6.2e4`` from 10,000
+    on, and so from a billion on in any case (no 300-digit numbers). Below 0.1 two significant
+    digits stay (a thousandfold improvement is not ``×0.00``)."""
     r = float(ratio)
     if not math.isfinite(r):
         return f"×{r}"
     if r >= (1e4 if short else 1e9):
+        return "×" + compact(r, 2)
+    if 0 < r < 0.1:
         return "×" + compact(r, 2)
     if r >= 100:
         return f"×{r:,.0f}"

@@ -15,6 +15,10 @@ from guard import numbers
         (61566, "×61,566", "×6.2e4"),
         (2.5e12, "×2.5e12", "×2.5e12"),  # no thirteen-digit numbers
         (1e300, "×1e300", "×1e300"),  # a damaged growth factor read back from verdicts@1
+        (0.5, "×0.50", "×0.50"),
+        (0.031, "×0.031", "×0.031"),
+        (0.000999, "×0.001", "×0.001"),  # a thousandfold improvement read ×0.00
+        (2.5e-7, "×2.5e-7", "×2.5e-7"),
     ],
 )
 def test_factor_is_short_enough_to_read(ratio: float, long: str, short: str) -> None:

@@ -931,7 +931,7 @@ class _Judge:
             return
         sure = ratio / math.exp(2.33 * math.hypot(*errors)) >= limit
         message = (
-            f"{numbers.factor(ratio)} slower than the baseline at {where}, the limit is "
+            f"{numbers.factor(ratio)} the baseline's time at {where}, above the limit of "
             f"{numbers.factor(limit)}"
         )
         findings.add("slowdown", 1.0 if sure else self.opts.suggestive, message)

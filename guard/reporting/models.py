@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,11 +72,17 @@ def _noise(m: Model) -> str:
 
 
 def _sure(m: Model) -> str:
+    """How sure the class is, in whole percents cut as check cuts them: never rounded up,
+    so never 100% (``>99%``; check's reasons say ``>99.9%`` or the digit)."""
     growth = m.extra("growth")
-    if growth:
-        return f"{growth['probability']:.0%}"
     conf: ClassConfidence | None = m.extra("confidence")
-    return "-" if conf is None or misfit_model(m) else f"{conf.probability:.0%}"
+    if growth:
+        p = growth["probability"]
+    elif conf is None or misfit_model(m):
+        return "-"
+    else:
+        p = conf.probability
+    return ">99%" if p >= 0.99 else f"{math.floor(p * 100)}%"
 
 
 def _prediction(m: Model) -> str:
