@@ -75,17 +75,21 @@ def render_report(
 ) -> str:
     """Status line, verdict table, per-kernel details with charts, notes; at most ``limit`` chars.
 
-    Over the limit, the details of passing kernels go first, then the others', then table
-    rows (passing kernels first); a note says what was left out. ``facts`` adds lines to
-    a kernel's details, keyed by (kernel, metric): ``app.departures`` computes them.
+    The table and the details list failures first, then errors, inconclusive and passes
+    (the report's order within each). Over the limit, the details of passing kernels go
+    first, then the others', then table rows from the bottom (passes first) -- keeping the
+    failures' details while every failing row still fits; a note says what was left out.
+    ``facts`` adds lines to a kernel's details, keyed by (kernel, metric):
+    ``app.departures`` computes them.
     """
     now, before = _index(current), _index(baseline)
     axis = current.parameters[0] if current is not None and len(current.parameters) == 1 else None
-    rows = [_row(v, now.get((v.kernel, v.metric))) for v in report.verdicts]
+    ordered = _detail_order(report.verdicts)  # a long table shows its failures at the top
+    rows = [_row(v, now.get((v.kernel, v.metric))) for v in ordered]
     extra = facts or {}
     details = [
         _details(v, now.get(key), before.get(key), axis, reproduce, extra.get(key, ()))
-        for v in _detail_order(report.verdicts)
+        for v in ordered
         for key in [(v.kernel, v.metric)]
     ]
     page = _Page(report, title, rows, details, limit)
@@ -297,14 +301,18 @@ class _Page:
         kept = self._fit(sizes, lambda k: self.render(self.rows, self.details[:k], self._note(k)))
         if kept > 0 or len(self.render(self.rows, (), self._note(0))) <= self.limit:
             return self.render(self.rows, self.details[:kept], self._note(kept))
-        # failures first, then errors, inconclusive and passes; shown in the table's order
-        order = sorted(range(len(self.rows)), key=lambda i: (ORDER.index(self.rows[i].verdict), i))
-        sizes = [len(self._macro("table_row", self.rows[i])) for i in order]
+        # rows are in verdict order already: keep the leading ones, with the failures' details
+        # while every failing row still fits beside them
+        sizes = [len(self._macro("table_row", row)) for row in self.rows]
+        failing = sum(row.verdict == "fail" for row in self.rows)
+        for details in (failing, 0):
 
-        def with_rows(k: int) -> str:
-            return self.render([self.rows[i] for i in sorted(order[:k])], (), self._note(0, k))
+            def with_rows(k: int, d: int = details) -> str:
+                return self.render(self.rows[:k], self.details[:d], self._note(d, k))
 
-        kept = self._fit(sizes, with_rows)
+            kept = self._fit(sizes, with_rows)
+            if kept >= failing:
+                break
         text = with_rows(kept)
         return text if len(text) <= self.limit else _cut(text, self.limit, self._note(0, kept))
 
