@@ -38,6 +38,7 @@ __all__ = [
     "class_text",
     "misfit_message",
     "missing_notes",
+    "grew_no_faster",
     "pair_message",
     "percent",
     "shown_class",
@@ -224,6 +225,15 @@ def _best_curve(closest: str) -> str:
     return f"above the best fit of class {closest} (the bound's own)"
 
 
+def grew_no_faster(pair: tuple[LineEvidence, LineEvidence], result: Comparison) -> bool:
+    """The candidate shows the baseline's class and grew no more than it over the sizes both
+    measured: what a person reads holds no regression, whatever the posteriors lean."""
+    if result.cand_class != result.base_class:
+        return False
+    _, _, grown, grown_before = _growths(*pair)
+    return grown <= grown_before
+
+
 def _growths(cand: LineEvidence, base: LineEvidence) -> tuple[float, float, float, float]:
     """(lo, hi, candidate's growth, baseline's growth): each line's value at the largest
     size both measured over its value at the smallest, so that the two factors a sentence
@@ -266,13 +276,6 @@ def pair_message(
         span = (
             f"judged over the sizes both measured (the baseline's {numbers.at(param, min(xb))}"
             f"..{numbers.size(max(xb))}; {numbers.counted(len(cand.group.x), 'size')} now); " + span
-        )
-    if now == before and grown <= grown_before:
-        # the evidence's lean against everything a person reads: say which way each points
-        return (
-            f"{now} now, {before} in the baseline: the same class, and {span} it grew "
-            f"{numbers.factor(grown)}, less than the baseline's {numbers.factor(grown_before)}; "
-            f"only the class posteriors lean {percent(p)} to faster growth"
         )
     if grown < grown_before:
         # a class above the baseline's that grew less over these sizes: its fixed cost is
