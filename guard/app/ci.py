@@ -23,7 +23,7 @@ import requests
 
 from .. import numbers
 from ..checking.check import check as judge
-from ..checking.verdicts import FAIL_ON, CheckReport
+from ..checking.verdicts import FAIL_ON, CheckReport, Verdict
 from ..checking.verdicts_json import read_report
 from ..config import Config, load_config
 from ..defaults import CONFIG_PATH, HISTORY_PATH, REPORT_DIR
@@ -154,6 +154,9 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
     report = judge(current, baseline, check_opts)
     if note:  # in the report, the summary and the comment: what the PR was compared with
         report = replace(report, notes=(note, *report.notes))
+    ungated = not_gating(report, options.fail_on)
+    if ungated:  # a comment saying "fail" above a green job must say why
+        report = replace(report, notes=(*report.notes, ungated))
     markdown = render_report(
         report,
         current,
@@ -174,6 +177,29 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
             (services.complain or services.say)(f"perfguard: {why}")
     comment = _announce(options, services, report, markdown, report_path)
     return CiOutcome(report, current, report_path, note, comment, run_id, options.fail_on, unstored)
+
+
+def not_gating(report: CheckReport, fail_on: str) -> str | None:
+    """Why failing kernels do not fail the step under ``--fail-on``, or None: they do (or
+    none fails)."""
+    from ..checking.verdicts import exit_code
+
+    failing = [v for v in report.verdicts if v.verdict == "fail"]
+    if not failing or fail_on == "any" or exit_code(report, fail_on) == 1:
+        return None
+    why = {f"{v.kernel} on {_failed_on(v)}": None for v in failing}  # once each, in order
+    gates = {"expectation": "exceeded bounds", "regression": "class regressions"}.get(fail_on)
+    what = f"gates only {gates}" if gates else "gates nothing"
+    return (
+        f"{numbers.counted(len(failing), 'kernel')} fail{'s' if len(failing) == 1 else ''} "
+        f"({'; '.join(why)}), but --fail-on {fail_on} {what}: the step passes"
+    )
+
+
+def _failed_on(v: Verdict) -> str:
+    if v.violates_expectation:
+        return "an exceeded bound"
+    return "a class regression" if v.regression else "a slowdown"
 
 
 def _current(options: CiOptions, config: Config, measure: Measure) -> MeasurementSet:

@@ -142,6 +142,11 @@ def test_fail_on_picks_what_fails_the_step(
     done = ci(tmp_path, httpserver, "--comment", "never", "--no-store", "--fail-on", fail_on)
     assert done.returncode == code, done.stdout + done.stderr
     assert not httpserver.log  # --comment never: no API call at all
+    # a log and a report saying "fail" above a step that passes say why
+    why = f"but --fail-on {fail_on} gates"
+    assert (why in done.stdout) == (code == 0), done.stdout
+    report = next(tmp_path.rglob("report.md")).read_text()
+    assert ("the step passes" in report) == (code == 0)
 
 
 def test_config_errors_exit_2_in_ci_too(tmp_path: Path, httpserver: HTTPServer) -> None:
