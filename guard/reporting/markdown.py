@@ -348,6 +348,10 @@ class _Page:
             "counts": counts_sentence(self.report),
             "target": ", ".join(numbers.at(k, v) for k, v in sorted(self.report.target.items())),
             "rows": rows,
+            # a check without a baseline has no change to show: no column of dashes
+            "compared": any(
+                v.baseline_model is not None or v.change is not None for v in self.report.verdicts
+            ),
             "details": details,
             "icons": ICONS,
             "notes": self.report.notes,
