@@ -87,5 +87,8 @@ def test_a_step_the_caches_cannot_explain_is_judged_beyond_it_where_enough_sizes
     v = check(low, None, EXPECT).verdicts[0]
     assert v.verdict == "inconclusive" and not v.violates_expectation
     assert re.search(r"from n=\d+ to n=1048576 it grows as n log n \(", v.reasons[0].message)
+    # eight sizes lie beyond it: the advice is the other metric, not more of them
+    assert v.reasons[0].message.endswith("not a class; the instructions metric decides")
+    assert "measure more sizes" not in v.reasons[0].message
     high = with_caches(measured(n_log_n_with_a_step(17.5, 8.0), seed))
     assert check(high, None, EXPECT).verdicts[0].verdict == "fail"
