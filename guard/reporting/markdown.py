@@ -212,7 +212,8 @@ def _chart(
     if kernel is None:
         return None, None
     sizes, medians = _medians(kernel)
-    keep = charts.pick_points(len(sizes))
+    measured = len(sizes)
+    keep = charts.pick_points(measured)
     if len(keep) < 2:
         return None, None
     sizes, series = [sizes[i] for i in keep], {"measured medians": [medians[i] for i in keep]}
@@ -238,7 +239,11 @@ def _chart(
         y_label=f"{v.metric} ({unit})" if unit else v.metric,
         bars=bars,
     )
-    return block, charts.legend(list(scaled), bars)
+    shown = charts.legend(list(scaled), bars)
+    stride = charts.stride_of(measured)
+    if stride > 1:  # say the chart skips sizes: the text may name one it does not show
+        shown += f" · 1 size in {stride} shown ({measured} measured)"
+    return block, shown
 
 
 def _medians(kernel: Kernel) -> tuple[list[float], list[float]]:

@@ -306,10 +306,15 @@ def test_compact_number(value: float, text: str) -> None:
     assert charts.compact_number(value) == text
 
 
-def test_pick_points_keeps_ends_and_at_most_twelve() -> None:
+def test_pick_points_keeps_one_stride_the_top_and_at_most_twelve() -> None:
     assert charts.pick_points(5) == [0, 1, 2, 3, 4]
+    assert charts.pick_points(12) == list(range(12))
+    # 15 doubling sizes: every second one, so the categorical axis keeps its spacing (an
+    # uneven pick drew 128 -> 512 and 4096 -> 16384 as single steps)
+    assert charts.pick_points(15) == [0, 2, 4, 6, 8, 10, 12, 14]
     picked = charts.pick_points(40)
-    assert len(picked) == 12 and picked[0] == 0 and picked[-1] == 39
+    assert len(picked) <= 12 and picked[-1] == 39
+    assert len({b - a for a, b in zip(picked, picked[1:])}) == 1
 
 
 def test_scale_values() -> None:
@@ -319,14 +324,15 @@ def test_scale_values() -> None:
     assert charts.scale_values([2e6], "instructions") == (1e6, "×1e+06 instructions")
 
 
-def test_long_size_lists_are_thinned_to_twelve_points() -> None:
-    sizes = tuple(2**k for k in range(4, 24))
+def test_long_size_lists_are_thinned_to_one_stride_and_say_so() -> None:
+    sizes = tuple(2**k for k in range(4, 24))  # 20 sizes: every second, the top kept
     current = mset(kernel("sum", lambda n: 1e-9 * n, sizes=sizes))
     text = render_report(check(current), current)
     (block,) = mermaid_blocks(text)
     axis = re.search(r"x-axis \"n\" \[(.*)\]", block)
-    assert axis is not None and len(axis.group(1).split(", ")) == 12
-    assert '"16"' in axis.group(1) and '"8.39M"' in axis.group(1)
+    assert axis is not None and len(axis.group(1).split(", ")) == 10
+    assert '"32"' in axis.group(1) and '"8.39M"' in axis.group(1)
+    assert "1 size in 2 shown (20 measured)" in text
 
 
 # ---------------------------------------------------------------------------- size limit
