@@ -18,6 +18,7 @@ from .measuring import measure
 
 if TYPE_CHECKING:
     from .checking.verdicts import CheckReport
+    from .measurements import MeasurementSet
 
 __all__ = ["app", "main"]
 
@@ -92,7 +93,7 @@ def check_cmd(
         console.print_check(outcome.report, outcome.current)
     code = outcome.exit_code()
     if code in (2, 3):  # an error exit says why on stderr too, whatever stdout holds
-        console.print_error(_error_summary(outcome.report, code))
+        console.print_error(_error_summary(outcome.report, code, outcome.current))
     raise typer.Exit(code)
 
 
@@ -282,12 +283,16 @@ def ci_cmd(
     raise typer.Exit(outcome.exit_code())
 
 
-def _error_summary(report: CheckReport, code: int) -> str:
+def _error_summary(report: CheckReport, code: int, current: MeasurementSet | None = None) -> str:
     """One stderr line for a check that exits 2 or 3: which kernels, where to read why."""
     from . import numbers
 
     errors = list(dict.fromkeys(v.kernel for v in report.verdicts if v.verdict == "error"))
     what = "did not run to the end" if code == 3 else "could not be judged"
+    kinds = {e.kind for e in current.run.errors} if current is not None else set()
+    if code == 3 and kinds == {"too-few-sizes"}:
+        # they ran; the size limit stopped them, which a kernel that got slower reaches sooner
+        what = "stopped at the size limit before enough sizes"
     if not errors:
         return f"a benchmark {what} (see the notes in the report)"
     shown = ", ".join(errors[:5]) + (f" and {len(errors) - 5} more" if len(errors) > 5 else "")

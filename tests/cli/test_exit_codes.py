@@ -177,3 +177,34 @@ def test_an_error_exit_of_check_says_why_on_stderr(tmp_path) -> None:
         done = perfguard("check", source, "--expect", "*=<= n", *extra)
         assert done.returncode == 2
         assert "perfguard: error: 1 kernel could not be judged: onesize" in done.stderr
+
+
+def test_a_kernel_the_size_limit_stopped_is_not_said_to_have_failed_to_run(tmp_path) -> None:
+    """A regressed kernel reaching run.size_limit after three sizes read "did not run to the
+    end", like a crash: it ran, and a slower kernel reaches the limit sooner."""
+    import json
+
+    from support import perfguard
+
+    points = [{"at": {"n": n}, "values": [1e-6 * n * n] * 3} for n in (64, 128, 256)]
+    doc = {
+        "schema": "perfguard/measurements@1",
+        "parameters": ["n"],
+        "run": {
+            "errors": [
+                {
+                    "benchmark": "slow",
+                    "kind": "too-few-sizes",
+                    "message": "measured 3 of 8 sizes (up to n=256), 5 are needed ...",
+                    "at": None,
+                }
+            ]
+        },
+        "kernels": [{"name": "slow", "metric": "time", "points": points}],
+    }
+    source = tmp_path / "m.json"
+    source.write_text(json.dumps(doc))
+    done = perfguard("check", source, "--expect", "*=<= n")
+    assert done.returncode == 3
+    assert "1 kernel stopped at the size limit before enough sizes: slow" in done.stderr
+    assert "did not run to the end" not in done.stderr
