@@ -51,7 +51,13 @@ from .expectation import (
     parse_class,
     parse_expectation,
 )
-from .memory import TIMED_METRICS, MemoryExcess, memory_excess, relative_excess
+from .memory import (
+    TIMED_METRICS,
+    MemoryExcess,
+    beyond_allowance,
+    memory_excess,
+    relative_excess,
+)
 from .products import products_beyond
 from .ranking import rank_kernels
 from .sentences import (
@@ -644,6 +650,15 @@ class _Judge:
                 if bend is not None:
                     findings.undecide(Reason(kind, f"{message}; {bend}"))
                 else:
+                    memory = self._memory(key, expectation, item.line)
+                    # within the square of the allowance: as far as random access can go
+                    # (L1 to memory latency is x50-100), not a gap of n over the range
+                    if (
+                        memory is not None
+                        and (memory.whole or memory.climb)
+                        and memory.rise <= memory.explainable**2
+                    ):
+                        message += f"; {beyond_allowance(memory)}"
                     findings.add(kind, item.p, message, decisive=True)
                 return item.p
             if hinge is None and item.numbers.held_out is not None:

@@ -62,7 +62,14 @@ import numpy as np
 from .. import numbers
 from .classes import Order
 
-__all__ = ["MEMORY_STEP", "TIMED_METRICS", "MemoryExcess", "memory_excess", "relative_excess"]
+__all__ = [
+    "MEMORY_STEP",
+    "TIMED_METRICS",
+    "MemoryExcess",
+    "beyond_allowance",
+    "memory_excess",
+    "relative_excess",
+]
 
 MEMORY_STEP = 2.0  # the rise one cache level can explain
 SPARE = 2.0  # a climb over two levels needs a range this much wider than they are apart
@@ -125,6 +132,22 @@ class MemoryExcess:
             f"sizes whose working set is well past {last}, or use metric: instructions, "
             "to decide"
         )
+
+
+def beyond_allowance(excess: MemoryExcess) -> str:
+    """What a failing timed kernel's sentence adds where the rise is more than the levels
+    explain: the allowance is for streaming access, and random access beyond the caches can
+    rise more (a set's or numpy gather's time per n x11-16 over 2^8..2^23), so the metric
+    that leaves the memory hierarchy out is named."""
+    p = excess.parameter
+    span = f"{numbers.at(p, excess.low)}..{numbers.size(excess.high)}"
+    count = f"{len(excess.levels)} cache level{'s' if len(excess.levels) > 1 else ''}"
+    return (
+        f"{excess.subject} rises {numbers.factor(excess.rise)} over {span}, more than the "
+        f"×{excess.explainable:g} its {count} allow (×{MEMORY_STEP:g} a level, as streaming "
+        "access loses); random access beyond the caches can rise more: metric: instructions "
+        "judges the algorithm alone"
+    )
 
 
 def memory_excess(

@@ -265,3 +265,21 @@ def test_a_rise_that_rounds_to_one_reads_as_none():
     assert "×1.00" not in flat.describe()
     rising = dataclasses.replace(flat, rise=1.6, steep=1.3)
     assert "rises only ×1.60 over n=10..100000, steepest ×1.30" in rising.describe()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_fail_beyond_the_allowance_names_random_access_and_the_other_metric(seed):
+    """A set intersection or a numpy gather of random indexes is O(n), yet its time per n
+    climbs x11-16 across the hierarchy: more than x2 a level, so `<= n` fails on `time`.
+    The fail says so and names the metric that leaves the caches out; a gap of n^1 (x4096
+    over this range) is not told so."""
+    lx = np.log2(SIZES)
+    random_access = 1e-8 * SIZES * 2.0 ** (np.clip(lx - 10, 0, 10) * 0.37)  # x13 per n
+    v = verdict(measured(random_access, seed), "<= n")
+    assert v.verdict == "fail" and v.violates_expectation
+    (reason,) = [r.message for r in v.reasons if r.kind == "expectation"]
+    assert "the time per n rises ×1" in reason and "more than the ×8 its 3 cache levels" in reason
+    assert reason.endswith("metric: instructions judges the algorithm alone")
+    quadratic = verdict(measured(1e-9 * SIZES**2, seed), "<= n")
+    assert quadratic.verdict == "fail"
+    assert not any("random access" in r.message for r in quadratic.reasons)
