@@ -164,7 +164,7 @@ class TimelineRow:
     run_id: int
     commit: str | None
     branch: str | None
-    recorded_at: str
+    measured_at: str  # the run's start as its file says, else when it was stored
     kernel: str
     metric: str
     unit: str | None
@@ -426,7 +426,8 @@ class History:
         metric_filter = "AND m.metric = ?" if metric is not None else ""
         query = f"""
             SELECT * FROM (
-                SELECT r.id, r.commit_sha, r.branch, r.recorded_at, m.kernel, m.metric, m.unit,
+                SELECT r.id, r.commit_sha, r.branch, COALESCE(r.started, r.recorded_at),
+                       m.kernel, m.metric, m.unit,
                        v.verdict, mo.complexity, v.predicted_at_target, r.dirty,
                        row_number() OVER (PARTITION BY m.kernel, m.metric ORDER BY r.id DESC) AS k
                 FROM measurements m

@@ -150,6 +150,8 @@ def test_a_checked_run_stores_verdicts_and_models(db: Path) -> None:
         rows = history.timeline()
     by_key = {(r.kernel, r.metric): r for r in rows}
     assert len(rows) == len(report.verdicts) == 3
+    # the date a timeline shows is when the run was measured, not when it was stored
+    assert {r.measured_at for r in rows} == {"2026-11-20T10:00:00+00:00"}
     for v in report.verdicts:
         row = by_key[(v.kernel, v.metric)]
         assert row.verdict == v.verdict

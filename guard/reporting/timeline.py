@@ -49,7 +49,7 @@ def _cells(row: TimelineRow, first: bool, changed: bool) -> list[Text]:
         Text(row.metric if first else ""),
         Text((row.commit[:7] + ("+" if row.dirty else "")) if row.commit else "-"),
         Text(row.branch or "-"),
-        Text(row.recorded_at[:10]),
+        Text(row.measured_at[:10]),
         Text(row.complexity or "-", style="bold yellow" if changed else ""),
         Text(row.verdict or "-", style=STYLES.get(row.verdict or "", "dim")),
         Text(numbers.quantity(row.predicted_at_target, row.unit)),
