@@ -82,6 +82,9 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
     with naming_held(current, baseline):
         report = judge(current, baseline, options)
     report = _with_falling_note(report, request)
+    if request.config is None and cfg is not None:  # the same data judged elsewhere differs
+        note = f"bounds and settings from ./{cfg.path.name} (found here; -c names another)"
+        report = dataclasses.replace(report, notes=(*report.notes, note))
     if request.markdown is not None:
         from ..reporting.markdown import render_report
         from .departures import analytical_facts

@@ -128,8 +128,12 @@ def test_one_config_serves_files_of_other_parameters(tmp_path):
     assert solve["expectation"] == "<= p" and solve["verdict"] == "pass"
     assert doc["notes"] == [
         "perfguard.yml: check.target: n is not a parameter of these measurements (p); "
-        "ranked without it"
+        "ranked without it",
+        # found in the folder, not named: the same data judged elsewhere differs
+        "bounds and settings from ./perfguard.yml (found here; -c names another)",
     ]
+    named = perfguard("check", ranks, "--json", "-c", "perfguard.yml", cwd=tmp_path)
+    assert "found here" not in named.stdout
     # a flag's target must name a parameter, and a rule that decides a kernel must fit it
     r = perfguard("check", ranks, "--target", "n=1e6", cwd=tmp_path)
     assert r.returncode == 2 and "target parameter 'n'" in r.stderr
