@@ -645,7 +645,7 @@ class _Judge:
                 continue  # decisive mass outside, yet the class a person reads is inside
             if item.numbers.fails(self.opts.confidence, self.opts.settings):
                 message = bound_message(item.line, item.admitted, expectation, item.p, kind)
-                message += test_message(item.numbers.tested)
+                message += test_message(item.numbers.tested, item.p, self.opts.confidence)
                 bend = self._excused(key, item.admitted, expectation, item.line)
                 if bend is not None:
                     findings.undecide(Reason(kind, f"{message}; {bend}"))

@@ -207,15 +207,22 @@ def bound_message(
     return text
 
 
-def test_message(tested: float) -> str:
-    """What the bound test adds to a violation's sentence (nothing where it did not run)."""
+def test_message(tested: float, p: float, confidence: float) -> str:
+    """What the bound test adds to a violation's sentence (nothing where it did not run):
+    where the classes' probability ``p`` is below ``confidence``, that the test decided --
+    a fail reading "94.8% confident" alone looked like one below the gate's 99%."""
     if not tested < 1:
         return ""
     closer = round((1 - tested) * (DRAWS + 1))
-    return (
-        f"; redrawn {DRAWS} times with this kernel's noise, the bound's best fit misses by "
+    test = (
+        f"redrawn {DRAWS} times with this kernel's noise, the bound's best fit misses by "
         f"less than the measured values {closer} times (p = {tested:.3g})"
     )
+    if p >= confidence:
+        return f"; {test}"
+    level = f"{1 - confidence:.2g}"
+    short = f"{percent(p)} is short of {percent(confidence)}"
+    return f"; decided by a test at the {level} level, as {short}: {test}"
 
 
 def _best_curve(closest: str) -> str:

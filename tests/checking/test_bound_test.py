@@ -113,6 +113,10 @@ def test_a_likely_violation_the_posterior_leaves_undecided_fails_at_the_tests_le
     assert v.model is not None and v.model.complexity() == "O(log n)"  # the class shown
     (reason,) = [r for r in v.reasons if r.kind == "expectation"]
     assert "redrawn 400 times with this kernel's noise" in reason.message
+    # a fail stating a probability below the gate's says what decided it
+    assert "% confident; " in reason.message
+    assert "decided by a test at the 0.01 level, as " in reason.message
+    assert "% is short of 99.0%: redrawn" in reason.message
     # at a stricter confidence the same evidence is not enough
     strict = CheckOptions(rules=(ExpectationRule("k", "<= 1"),), confidence=0.999)
     assert [v.verdict for v in check(current, None, strict).verdicts if v.kernel == "k"] == [
