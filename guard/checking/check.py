@@ -935,11 +935,15 @@ class _Judge:
         if not math.isfinite(ratio) or ratio <= 0:
             return None
         where = ", ".join(numbers.at(p, v) for p, v in at.items())
+        fewest = min((len(le.group.x) for le in lines), default=DECIDING_POINTS)
+        # a class picked from two to four sizes, read far beyond them (x991 from 3 sizes
+        # beside x468 from 2 of the same data): say what the figure rests on
+        few = f"read from {fewest} sizes, " if fewest < DECIDING_POINTS else ""
         findings.note(
             Reason(
                 "change",
-                f"{numbers.factor(ratio)} the baseline at {where} (includes any difference in "
-                "runner speed)",
+                f"{numbers.factor(ratio)} the baseline at {where} ({few}includes any "
+                "difference in runner speed)",
             )
         )
         return ratio, where

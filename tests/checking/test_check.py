@@ -459,3 +459,20 @@ def test_max_slowdown_fails_what_is_slower_than_the_limit(shape, speed, verdict)
     if slow:
         assert " the baseline's time at n=" in slow[0].message
         assert "above the limit of ×1.50" in slow[0].message
+
+
+def test_a_change_read_from_few_sizes_says_so():
+    """Three sizes of the same data read x991 at n=1e6, two read x468: the class behind a
+    far extrapolation from two to four sizes is the pessimistic pick, and the note says
+    what the figure rests on."""
+    sizes = np.array([1024.0, 2048.0, 4096.0])
+    base = kernel("k", 1e-6 * sizes[:, None] * np.ones((3, 5)), sizes)
+    cand = kernel("k", 1e-9 * sizes[:, None] ** 2 * np.ones((3, 5)), sizes)
+    (v,) = check(mset(cand), mset(base), CheckOptions(target={"n": 1e6})).verdicts
+    (change,) = [r.message for r in v.reasons if r.kind == "change"]
+    assert "at n=1000000 (read from 3 sizes, includes" in change
+    many = runs("n", seed=17)
+    (w,) = check(
+        mset(kernel("k", many)), mset(kernel("k", many)), CheckOptions(target={"n": 1e6})
+    ).verdicts
+    assert "read from" not in next(r.message for r in w.reasons if r.kind == "change")
