@@ -182,13 +182,14 @@ def bound_message(
     what = "expected" if kind == "expectation" else "allowed by max_class"
     if admitted[shown]:  # the class shown is inside: say why a violation is still likely
         text = (
-            f"{class_text(param, shown)} measured, within {expectation.describe()} {what}, "
+            f"{along(le)}{class_text(param, shown)} measured, within {expectation.describe()} "
+            f"{what}, "
             f"yet {percent(p)} likely above it: the measurements do not rule out a faster "
             "class"
         )
     else:
         text = (
-            f"{class_text(param, shown)} measured, {expectation.describe()} {what}; "
+            f"{along(le)}{class_text(param, shown)} measured, {expectation.describe()} {what}; "
             f"{percent(p)} confident"
         )
     # the bound's own class (the highest it admits), fitted as well as it can be
@@ -205,6 +206,12 @@ def bound_message(
                 f"{_best_curve(closest)}"
             )
     return text
+
+
+def along(le: LineEvidence) -> str:
+    """``along p: `` where the kernel has other parameters: its line names the class in this
+    one (``p measured`` beside a table's ``O(n p)`` read as a different class)."""
+    return f"along {le.line.parameter}: " if le.line.at else ""
 
 
 def test_message(tested: float, p: float, confidence: float) -> str:
@@ -275,7 +282,10 @@ def pair_message(
     now = class_text(param, result.cand_class)
     before = class_text(param, result.base_class)
     if kind == "improvement":
-        return f"scales better: {now} now, {before} in the baseline ({percent(p)} confident)"
+        return (
+            f"scales better: {along(cand)}{now} now, {before} in the baseline "
+            f"({percent(p)} confident)"
+        )
     lo, hi, grown, grown_before = _growths(cand, base)
     span = f"from {numbers.at(param, lo)} to {numbers.size(hi)}"
     if result.shared is not None:  # the sizes both runs measured decided the odds
@@ -288,13 +298,15 @@ def pair_message(
         # a class above the baseline's that grew less over these sizes: its fixed cost is
         # larger, or its term overtakes only further out; say which way each points
         return (
-            f"{now} now, {before} in the baseline; {percent(p)} confident that its class grows "
-            f"faster; {span} it grew {numbers.factor(grown)}, less than the baseline's "
-            f"{numbers.factor(grown_before)}: the classes part beyond the sizes measured"
+            f"{along(cand)}{now} now, {before} in the baseline; {percent(p)} confident that "
+            f"its class grows faster; {span} it grew {numbers.factor(grown)}, less than the "
+            f"baseline's {numbers.factor(grown_before)}: the classes part beyond the sizes "
+            "measured"
         )
     return (
-        f"{now} now, {before} in the baseline; {percent(p)} confident that it grows faster; "
-        f"{span} it grows {numbers.factor(grown)}, the baseline {numbers.factor(grown_before)}"
+        f"{along(cand)}{now} now, {before} in the baseline; {percent(p)} confident that it "
+        f"grows faster; {span} it grows {numbers.factor(grown)}, the baseline "
+        f"{numbers.factor(grown_before)}"
     )
 
 

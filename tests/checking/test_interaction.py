@@ -151,11 +151,14 @@ def test_reasons_on_a_grid_name_the_classes_the_table_shows() -> None:
         for reason in verdict.reasons:
             if reason.kind == "regression" and " now, " in reason.message:
                 # a line's class is the model's order in that line's parameter
-                now, _, rest = reason.message.partition(" now, ")
+                # on a grid the line says which parameter it is along
+                assert reason.message.startswith(("along p: ", "along n: ")), reason.message
+                param = reason.message[len("along ")]
+                now, _, rest = reason.message[len("along p: ") :].partition(" now, ")
                 then = rest.partition(" in the baseline")[0]
                 for text, model in ((now, verdict.model), (then, verdict.baseline_model)):
                     named = parse_class(text, ("p", "n"))
-                    (param,) = named.parameters() or ("n",)
+                    assert set(named.parameters()) <= {param}, (text, param)
                     assert named.order(param) == model.lead_order(param), (text, model)
                 said += 1
     assert said  # the unchanged kernels' lines lean, and say so
