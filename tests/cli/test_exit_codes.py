@@ -207,4 +207,5 @@ def test_a_kernel_the_size_limit_stopped_is_not_said_to_have_failed_to_run(tmp_p
     done = perfguard("check", source, "--expect", "*=<= n")
     assert done.returncode == 3
     assert "1 kernel stopped at the size limit before enough sizes: slow" in done.stderr
-    assert "did not run to the end" not in done.stderr
+    assert "did not run to the end" not in done.stderr + done.stdout
+    assert "the benchmark stopped at the size limit before enough sizes: slow" in done.stdout
