@@ -145,8 +145,8 @@ def beyond_allowance(excess: MemoryExcess) -> str:
     return (
         f"{excess.subject} rises {numbers.factor(excess.rise)} over {span}, more than the "
         f"×{excess.explainable:g} its {count} allow (×{MEMORY_STEP:g} a level, as streaming "
-        "access loses); random access beyond the caches can rise more: metric: instructions "
-        "judges the algorithm alone"
+        "access loses); an algorithm within the bound whose random accesses leave the caches "
+        "can rise more, and so can a class above it: metric: instructions tells the two apart"
     )
 
 
