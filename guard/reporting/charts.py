@@ -18,7 +18,7 @@ __all__ = [
     "xychart",
 ]
 
-MAX_POINTS = 12
+MAX_POINTS = 16  # doubling sizes 2^6..2^21 all shown
 # (hex for mermaid, a square of that colour for the markdown legend), in plotting order
 PALETTE = (("#1f77b4", "🟦"), ("#ff7f0e", "🟧"), ("#2ca02c", "🟩"), ("#9467bd", "🟪"))
 _PREFIXES = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))

@@ -306,14 +306,14 @@ def test_compact_number(value: float, text: str) -> None:
     assert charts.compact_number(value) == text
 
 
-def test_pick_points_keeps_one_stride_the_top_and_at_most_twelve() -> None:
+def test_pick_points_keeps_one_stride_the_top_and_at_most_sixteen() -> None:
     assert charts.pick_points(5) == [0, 1, 2, 3, 4]
-    assert charts.pick_points(12) == list(range(12))
-    # 15 doubling sizes: every second one, so the categorical axis keeps its spacing (an
-    # uneven pick drew 128 -> 512 and 4096 -> 16384 as single steps)
-    assert charts.pick_points(15) == [0, 2, 4, 6, 8, 10, 12, 14]
+    assert charts.pick_points(15) == list(range(15))  # 2^6..2^20: every size, the bend's too
+    # more than fit: every second one, so the categorical axis keeps its spacing (an uneven
+    # pick drew 128 -> 512 and 4096 -> 16384 as single steps)
+    assert charts.pick_points(15, most=12) == [0, 2, 4, 6, 8, 10, 12, 14]
     picked = charts.pick_points(40)
-    assert len(picked) <= 12 and picked[-1] == 39
+    assert len(picked) <= 16 and picked[-1] == 39
     assert len({b - a for a, b in zip(picked, picked[1:])}) == 1
 
 
