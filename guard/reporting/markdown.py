@@ -195,7 +195,9 @@ def _facts(v: Verdict, kernel: Kernel | None) -> list[str]:
     if v.baseline_model is not None:
         out.append(f"baseline model: {formula_text(v.baseline_model)}")
     if v.model is not None and v.model.noise is not None and math.isfinite(v.model.noise):
-        out.append(f"noise: {v.model.noise:.1%} (range of relative deviation)")
+        out.append(
+            f"repetitions spread: {v.model.noise:.1%} of their value (largest minus smallest)"
+        )
     if kernel is not None and kernel.points:
         counts = [len(p.values) for p in kernel.points]
         low, high = min(counts), max(counts)

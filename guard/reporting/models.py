@@ -243,7 +243,9 @@ def _advice(m: Model) -> str | None:
         parts.append(f"measure {FEW_POINTS} or more sizes, each repeated, to decide")
         return " ".join(parts)
     if noisy and detail is not None:
-        parts.append(f"noise is {noise:.0%}{_worst(detail)};")
+        # the range (seed 004's rrd), about 2.3 sd for five repetitions: check's per
+        # repetition figure of the same runs is the smaller one
+        parts.append(f"repetitions spread {noise:.0%} of their value{_worst(detail)};")
     parts.append(
         "raise the repetitions (4x halves the noise of the medians), quiet the machine, "
         "or measure a wider range of sizes"
