@@ -37,7 +37,7 @@ def models_table(
         Column("model", tuple(_formula(m) for m in models)),
         Column("class", tuple(class_text(m) for m in models)),
         Column("SMAPE %", tuple(f"{m.smape:.2f}" for m in models), numeric=True, drop=3),
-        Column("noise", tuple(_noise(m) for m in models), numeric=True, drop=1),
+        Column("spread", tuple(_noise(m) for m in models), numeric=True, drop=1),
         Column("sure", tuple(_sure(m) for m in models), numeric=True),
     ]
     if len(results) > 1:
