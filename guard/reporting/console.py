@@ -78,7 +78,8 @@ def print_check(report: CheckReport, measured: MeasurementSet | None = None) -> 
         name = f"{v.kernel} ({v.metric})" if several else v.kernel
         for standing, line in standing_reasons(v):
             text = f"{one_line(name)}: {one_line(line)}"
-            console.print(f"[{STYLES[standing]}]{standing}[/] {escape(text)}", soft_wrap=True)
+            style = STYLES.get(standing, "yellow")  # a note: as the report's notes are
+            console.print(f"[{style}]{standing}[/] {escape(text)}", soft_wrap=True)
     for note in report.notes:
         console.print(f"[yellow]note[/] {escape(one_line(note))}", soft_wrap=True)
     style = STYLES[report.status]

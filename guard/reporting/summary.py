@@ -46,11 +46,11 @@ def shown_reasons(v: Verdict) -> list[str]:
     return [f"{r.kind}: {r.message}" for r in _shown(v)]
 
 
-def standing_reasons(v: Verdict) -> list[tuple[VerdictName, str]]:
-    """``shown_reasons`` each with the verdict it stands for: the kernel's, except that a
-    finding of a kind the kernel did not fail on, in a failing kernel, is inconclusive (a
-    regression line "... but ... to decide" beside the bound that failed must not read
-    "fail")."""
+def standing_reasons(v: Verdict) -> list[tuple[str, str]]:
+    """``shown_reasons`` each with what it stands for: the kernel's verdict, except that in
+    a failing kernel a finding of a kind it did not fail on is inconclusive (a regression
+    line "... but ... to decide" beside the bound that failed must not read "fail"), and a
+    line that only informs (the change, an improvement) is a ``note``."""
     return [(_standing(v, r), f"{r.kind}: {r.message}") for r in _shown(v)]
 
 
@@ -58,9 +58,11 @@ def _shown(v: Verdict) -> list[Reason]:
     return [r for r in v.reasons if not (v.verdict == "pass" and r.kind == "change")]
 
 
-def _standing(v: Verdict, r: Reason) -> VerdictName:
+def _standing(v: Verdict, r: Reason) -> str:
     if v.verdict != "fail":
         return v.verdict
+    if r.kind in ("change", "improvement"):
+        return "note"
     if r.kind == "regression" and not v.regression:
         return "inconclusive"
     if r.kind in ("expectation", "max_class") and not v.violates_expectation:
