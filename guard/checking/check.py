@@ -648,15 +648,7 @@ class _Judge:
                 if bend is not None:
                     findings.undecide(Reason(kind, f"{message}; {bend}"))
                 else:
-                    memory = self._memory(key, expectation, item.line)
-                    # within the square of the allowance: as far as random access can go
-                    # (L1 to memory latency is x50-100), not a gap of n over the range
-                    if (
-                        memory is not None
-                        and (memory.whole or memory.climb)
-                        and memory.rise <= memory.explainable**2
-                    ):
-                        message += f"; {beyond_allowance(memory)}"
+                    message += self._beyond_the_caches(key, expectation, item.line)
                     findings.add(kind, item.p, message, decisive=True)
                 return item.p
             if hinge is None and item.numbers.held_out is not None:
@@ -672,6 +664,17 @@ class _Judge:
         )
         findings.undecide(Reason(kind, message))
         return held.probability
+
+    def _beyond_the_caches(
+        self, key: tuple[str, str], expectation: Expectation, le: LineEvidence
+    ) -> str:
+        """What a timed fail adds where its rise is beyond the caches' allowance yet within
+        its square -- as far as random access can go (L1 to memory latency is x50-100), not
+        a gap of n over the range: that the other metric tells the readings apart."""
+        memory = self._memory(key, expectation, le)
+        if memory is None or not (memory.whole or memory.climb):
+            return ""
+        return f"; {beyond_allowance(memory)}" if memory.rise <= memory.explainable**2 else ""
 
     def _undecided_bound(
         self, scored: list[_Scored], expectation: Expectation, kind: str, findings: _Findings
