@@ -163,6 +163,16 @@ def test_a_baseline_of_other_kernels_says_nothing_was_compared():
     assert "pass --baseline" not in second
 
 
+def test_a_kernel_new_since_the_baseline_is_said_to_be_new():
+    # beside kernels the baseline has, one it lacks is new in the pull request: "is the
+    # baseline a run of the same benchmarks?" was the wrong question for it
+    base = mset(kernel("sort", runs("n log n", 18)))
+    current = mset(kernel("sort", runs("n log n", 19)), kernel("fresh", runs("n^2", 20)))
+    (note,) = [n for n in check(current, base).notes if "nothing judged" in n]
+    assert ": fresh; new since the baseline, which has no kernel of that name;" in note
+    assert "same benchmarks" not in note
+
+
 def test_regression_against_baseline_on_a_slower_runner():
     base = mset(kernel("k", runs("n", 10)), kernel("same", runs("n log n", 11)))
     cand = mset(
