@@ -68,7 +68,19 @@ def fit(columns: Sequence[Column], width: int, header_style: str = "bold") -> Re
         chosen.remove(max(chosen, key=lambda c: c.drop))
     if _needed(chosen) > width:
         return _blocks([c for c in columns if not c.empty])
+    # an optional column goes before a cell is wrapped, where that leaves none wrapped (at
+    # 100 columns "O(n log n)" broke over two lines that 80, dropping columns, kept whole)
+    whole = list(chosen)
+    while _full(whole) > width and any(c.drop for c in whole):
+        whole.remove(max(whole, key=lambda c: c.drop))
+    if _full(whole) <= width:
+        chosen = whole
     return _table(chosen, _widths(chosen, width), header_style)
+
+
+def _full(columns: Sequence[Column]) -> int:
+    """The width with every cell on one line."""
+    return sum(max(c.max_width(), c.min_width()) + 3 for c in columns) + 1
 
 
 def _widths(columns: Sequence[Column], width: int) -> list[int]:

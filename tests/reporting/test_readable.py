@@ -131,3 +131,13 @@ def test_tables_fit_and_keep_headers_and_numbers_whole(name: str, width: int) ->
 def test_the_readme_shows_the_80_column_check_as_it_prints():
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     assert (GOLDEN / "check-80.txt").read_text(encoding="utf-8").rstrip() in readme
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_an_optional_column_goes_before_a_class_is_wrapped(width: int) -> None:
+    # at 100 columns "O(n log n)" broke over two lines that 80 (dropping columns) kept whole
+    text = cli(width, "check", "examples/check/cand.json", "-c", "examples/check/perfguard.yml",
+               "--target", "n=1e6")  # fmt: skip
+    rows = [line for line in text.splitlines() if line.startswith("│ sort ")]
+    assert len(rows) == 1 and "n log n" in rows[0]
+    assert not any(line.startswith("│        │") for line in text.splitlines())
