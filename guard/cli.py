@@ -289,10 +289,9 @@ def _error_summary(report: CheckReport, code: int, current: MeasurementSet | Non
 
     errors = list(dict.fromkeys(v.kernel for v in report.verdicts if v.verdict == "error"))
     what = "did not run to the end" if code == 3 else "could not be judged"
-    kinds = {e.kind for e in current.run.errors} if current is not None else set()
-    if code == 3 and kinds == {"too-few-sizes"}:
-        # they ran; the size limit stopped them, which a kernel that got slower reaches sooner
-        what = "stopped at the size limit before enough sizes"
+    endings = {e.ending() for e in current.run.errors} if current is not None else set()
+    if code == 3 and len(endings) == 1:  # all alike: say how (a size limit is no crash)
+        what = endings.pop()
     if not errors:
         return f"a benchmark {what} (see the notes in the report)"
     shown = ", ".join(errors[:5]) + (f" and {len(errors) - 5} more" if len(errors) > 5 else "")

@@ -125,6 +125,13 @@ class RunError:
             where = " at " + ", ".join(numbers.at(p, v) for p, v in self.at.items())
         return f"{self.benchmark}{where}: {self.message}"
 
+    def ending(self) -> str:
+        """How the benchmark ended early: the size limit stops one that runs fine (and
+        sooner one that got slower); a crash or a timeout did not run to the end."""
+        if self.kind == "too-few-sizes":
+            return "stopped at the size limit before enough sizes"
+        return "did not run to the end"
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"benchmark": self.benchmark, "kind": self.kind}
         if self.at is not None:

@@ -41,9 +41,7 @@ def factor(ratio: float, short: bool = False) -> str:
     r = float(ratio)
     if not math.isfinite(r):
         return f"×{r}"
-    if r >= (1e4 if short else 1e9):
-        return "×" + compact(r, 2)
-    if 0 < r < 0.1:
+    if r >= (1e4 if short else 1e9) or 0 < r < 0.1:
         return "×" + compact(r, 2)
     if r >= 100:
         return f"×{r:,.0f}"

@@ -467,7 +467,7 @@ class _Judge:
             # a crash or timeout at a larger size: the sizes measured may pass, the kernel
             # has not (a fail on them stands)
             findings.errored = True
-            findings.note(Reason("error", f"the benchmark {_stopped(error)}: {error.sentence()}"))
+            findings.note(Reason("error", f"the benchmark {error.ending()}: {error.sentence()}"))
         if findings.undecided and not findings.failed:
             findings.note(Reason("inconclusive", advice(lines, base_lines)))
         return Verdict(
@@ -1004,14 +1004,6 @@ def _measured_change(
         )
     )
     return ratio, where
-
-
-def _stopped(error: RunError) -> str:
-    """How a benchmark ended early: the size limit stops a kernel that runs fine (and sooner
-    one that got slower); a crash or a timeout is not that."""
-    if error.kind == "too-few-sizes":
-        return "stopped at the size limit before enough sizes"
-    return "did not run to the end"
 
 
 def _measured_error(le: LineEvidence, settings: EvidenceSettings) -> float:

@@ -74,23 +74,21 @@ def unjudged_notes(
     if names:
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         them = "it" if len(names) == 1 else "them"
-        own = "its" if len(names) == 1 else "their"
-        declare = "declare bounds under expect: in perfguard.yml (or --expect 'GLOB=<= n log n')"
+        bounds = "bounds under expect: in perfguard.yml (or --expect 'GLOB=<= n log n')"
+        alone = f"to judge {them} on {'its' if len(names) == 1 else 'their'} own"
         # other kernels met their baseline: these are new since it, not a sign of another suite
-        others = any(v.baseline_model is not None for v in verdicts)
-        if compared and others:
+        if compared and any(v.baseline_model is not None for v in verdicts):
             where = (
-                "new since the baseline, which has no kernel of that name; "
-                f"{declare} to judge {them} on {own} own"
+                f"new since the baseline, which has no kernel of that name; declare {bounds} "
+                + alone
             )
         elif compared:
             where = (
                 f"the baseline has no kernel of that name and no bound covers {them}; is the "
-                f"baseline a run of the same benchmarks? {declare[0].upper()}{declare[1:]} to "
-                f"judge {them} on {own} own"
+                f"baseline a run of the same benchmarks? Declare {bounds} {alone}"
             )
         else:
-            where = f"{declare}, or pass --baseline"
+            where = f"declare {bounds}, or pass --baseline"
         notes.append(
             f"{numbers.counted(len(names), 'kernel')} had no expectation and no baseline, so "
             f"nothing judged {them} (modelled only): {shown}; {where}"
