@@ -918,7 +918,7 @@ class _Judge:
             change = _measured_change(pairs, findings, why)
             # known as well as its two points: their repetitions and a size's drift as
             # assumed (the fitted drift also holds a class's misfit, e.g. exponential growth)
-            errors = [_measured_error(le, self.opts.settings) for le in (pairs[0] if pairs else ())]
+            errors = [_measured_error(le) for le in (pairs[0] if pairs else ())]
         else:
             change = self._modelled_change(model, base, lines, findings)
             errors = [float(le.evidence.sigma[0]) for le in (pairs[0] if pairs else ())]
@@ -1006,14 +1006,11 @@ def _measured_change(
     return ratio, where
 
 
-def _measured_error(le: LineEvidence, settings: EvidenceSettings) -> float:
-    """The relative error of a line's value at one size: its repetitions' standard error and
-    the per-size drift the settings assume (the evidence's own where none were repeated)."""
-    noise = float(le.group.noise[le.row])
-    if not (math.isfinite(noise) and noise > 0):
-        return float(le.group.sigma[le.row])
-    reps = max(float(le.group.repetitions[le.row]), 1.0)
-    return math.sqrt(noise**2 / reps + (settings.drift_prior * noise) ** 2 + settings.floor**2)
+def _measured_error(le: LineEvidence) -> float:
+    """The relative error of a line's value at one size: its repetitions' and the assumed
+    per-size drift (``Evidence.assumed_error``); the evidence's own where none were repeated."""
+    error = float(le.group.assumed_error[le.row])
+    return error if math.isfinite(error) else float(le.group.sigma[le.row])
 
 
 def _top_measured_by_both(

@@ -284,14 +284,21 @@ class Evidence:
         A point's error is its repetitions' with the drift the settings assume, not the
         drift fitted: where no class fits, the fitted drift takes up the misfit itself.
         """
+        sigma = np.nan_to_num(self.assumed_error, nan=_UNREPEATED_ERROR)
+        error = sigma[:, None] * np.sqrt(self.variance)
+        return beyond_polynomial(self.x, self.y, error, CLASSES)
+
+    @functools.cached_property
+    def assumed_error(self) -> np.ndarray:
+        """A point value's relative error from its repetitions and the drift the settings
+        assume, not the drift fitted (which also holds a class's misfit) (K,); NaN without
+        repetitions."""
         s = self.settings
         known = np.isfinite(self.noise) & (self.noise > 0)
         noise = np.where(known, self.noise, 0.0)
         reps = np.maximum(self.repetitions, 1)
         repeated = np.sqrt(noise**2 / reps + (s.drift_prior * noise) ** 2 + s.floor**2)
-        sigma = np.where(known, repeated, _UNREPEATED_ERROR)
-        error = sigma[:, None] * np.sqrt(self.variance)
-        return beyond_polynomial(self.x, self.y, error, CLASSES)
+        return np.where(known, repeated, np.nan)
 
     def terms(self, k: int, h: int) -> tuple[tuple[float, Fraction, Fraction], ...]:
         """(coefficient, alpha, beta) of hypothesis h's terms for kernel k, lowest first."""
