@@ -164,6 +164,7 @@ class ExpectRule:
     expectation: str
     line: int
     source: str
+    literal: bool = False  # a benchmark's own expect: its name, not a glob
 
 
 @dataclass(frozen=True)
@@ -275,7 +276,7 @@ def expectation_rules(config: Config) -> tuple[ExpectRule, ...]:
     for bench in config.benchmarks:
         if bench.expect is not None:
             line = bench.expect_line if bench.expect_line is not None else bench.line
-            own.append(ExpectRule(bench.name, bench.expect, line, f"{config.path}:{line}"))
+            own.append(ExpectRule(bench.name, bench.expect, line, f"{config.path}:{line}", True))
     return tuple(own) + config.expect
 
 

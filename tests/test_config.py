@@ -277,8 +277,8 @@ def test_expectation_rules_put_benchmark_expects_first(tmp_path: Path) -> None:
     )
     rules = expectation_rules(load_config(path))
     assert rules == (
-        ExpectRule("sort_big", "<= n", 7, f"{path}:7"),
-        ExpectRule("search", "<= log n", 11, f"{path}:11"),
+        ExpectRule("sort_big", "<= n", 7, f"{path}:7", literal=True),
+        ExpectRule("search", "<= log n", 11, f"{path}:11", literal=True),
         ExpectRule("sort*", "<= n log n", 3, f"{path}:3"),
         ExpectRule("*", "<= n^2", 4, f"{path}:4"),
     )

@@ -51,7 +51,8 @@ def check_options(cfg: Config | None, flags: CheckFlags) -> CheckOptions:
     rules = [expect_rule(text) for text in flags.expect]
     if cfg is not None:
         rules += [
-            ExpectationRule(r.pattern, r.expectation, r.source) for r in expectation_rules(cfg)
+            ExpectationRule(r.pattern, r.expectation, r.source, r.literal)
+            for r in expectation_rules(cfg)
         ]
     targets = dict(section.target) if section is not None else {}
     given = dict(parse_target(t) for t in flags.target)

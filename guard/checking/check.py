@@ -15,7 +15,6 @@ bound's order in that parameter.
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -133,7 +132,7 @@ def parse_rules(
 
 
 def _first_match(rules: Sequence[ExpectationRule], name: str) -> int | None:
-    return next((i for i, r in enumerate(rules) if fnmatch.fnmatchcase(name, r.pattern)), None)
+    return next((i for i, r in enumerate(rules) if r.matches(name)), None)
 
 
 def check(

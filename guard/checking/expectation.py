@@ -8,6 +8,7 @@ allowed there.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,11 +33,20 @@ Op = Literal["<=", "<", "=="]
 
 @dataclass(frozen=True)
 class ExpectationRule:
-    """``pattern`` (a kernel-name glob) is expected to satisfy ``text``; ``source`` for errors."""
+    """``pattern`` (a kernel-name glob) is expected to satisfy ``text``; ``source`` for errors.
+
+    ``literal``: the pattern is one kernel's own name (a benchmark's ``expect:``), matched as
+    text; a glob also matches the kernel it spells literally (``test_grid[k=1]``)."""
 
     pattern: str
     text: str
     source: str = "--expect"
+    literal: bool = False
+
+    def matches(self, name: str) -> bool:
+        if name == self.pattern:
+            return True
+        return not self.literal and fnmatch.fnmatchcase(name, self.pattern)
 
 
 _UPPER_BOUNDS: tuple[Op, ...] = ("<=", "<", "==")

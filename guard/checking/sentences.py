@@ -9,9 +9,7 @@ nothing judged -- so the verdicts and their wording can change apart.
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import functools
-import glob
 import math
 from collections.abc import Collection, Sequence
 
@@ -97,15 +95,15 @@ def unjudged_notes(
     unmatched = [
         (r, difflib.get_close_matches(r.pattern, everyone, n=1, cutoff=0.5))
         for r in rules
-        if not any(fnmatch.fnmatchcase(k, r.pattern) for k in everyone)
+        if not any(r.matches(k) for k in everyone)
     ]
     if not names:
         # every kernel judged: one config serves files of other kernels, so only a rule
         # that looks like a typo of a kernel here is worth a note
         unmatched = [(r, near) for r, near in unmatched if near]
     for rule, near in unmatched[:5]:
-        # a kernel's name as a glob: [scaling] is a set of characters, [[]scaling] the text
-        hint = f"; did you mean {glob.escape(near[0])!r}?" if near else ""
+        # a rule also matches the kernel its text spells, brackets and all
+        hint = f"; did you mean {near[0]!r}?" if near else ""
         notes.append(f"{rule.source}: {rule.pattern!r} matches no kernel here{hint}")
     if len(unmatched) > 5:
         more = len(unmatched) - 5

@@ -140,15 +140,28 @@ def test_a_mistyped_rule_is_named_in_a_check_against_a_baseline_too():
     )
 
 
-def test_a_rule_for_a_name_with_brackets_is_suggested_as_a_glob_that_matches_it():
-    # "'test_sorted[scaling]' matches no kernel here; did you mean 'test_sorted[scaling]'?":
-    # in a glob [scaling] is one character of "scaling"
-    current = mset(kernel("test_sorted[scaling]", runs("n", 8)))
+def test_a_rule_that_spells_a_name_with_brackets_judges_that_kernel():
+    # -e 'test_grid[k=1]=<= n' (a name pytest-benchmark and perfguard write) judged nothing:
+    # in a glob [k=1] is one character, and the note asked for 'test_grid[[]k=1]'
+    current = mset(kernel("test_sorted[scaling]", runs("n^2", 8)))
     rules = (ExpectationRule("test_sorted[scaling]", "<= n", "--expect"),)
-    note = check(current, options=CheckOptions(rules=rules)).notes[-1]
-    assert note.endswith("did you mean 'test_sorted[[]scaling]'?")
-    fixed = (ExpectationRule("test_sorted[[]scaling]", "<= n"),)
-    assert check(current, options=CheckOptions(rules=fixed)).verdicts[0].expectation == "<= n"
+    report = check(current, options=CheckOptions(rules=rules))
+    assert report.verdicts[0].expectation == "<= n"
+    assert report.verdicts[0].verdict == "fail" and report.notes == ()
+    escaped = (ExpectationRule("test_sorted[[]scaling]", "<= n"),)  # the old advice still works
+    assert check(current, options=CheckOptions(rules=escaped)).verdicts[0].expectation == "<= n"
+
+
+def test_a_benchmarks_own_bound_is_its_name_not_a_glob():
+    # a benchmark named with glob characters: its own expect: is for it alone
+    current = mset(kernel("sum*", runs("n", 8)), kernel("sum_all", runs("n^2", 9)))
+    own = ExpectationRule("sum*", "<= n", "perfguard.yml:3", literal=True)
+    verdicts = {v.kernel: v for v in check(current, options=CheckOptions(rules=(own,))).verdicts}
+    assert verdicts["sum*"].expectation == "<= n"
+    assert verdicts["sum_all"].expectation is None
+    near = ExpectationRule("sum?", "<= n", "perfguard.yml:3", literal=True)
+    note = check(current, options=CheckOptions(rules=(near,))).notes[-1]
+    assert note == "perfguard.yml:3: 'sum?' matches no kernel here; did you mean 'sum*'?"
 
 
 def test_a_baseline_of_other_kernels_says_nothing_was_compared():
