@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.markup import escape
 
+from .tables import one_line
+
 if TYPE_CHECKING:
     from ..app.init import InitOutcome
     from ..checking.verdicts import CheckReport
@@ -134,7 +136,7 @@ def print_run_summary(mset: MeasurementSet, output: Path) -> None:
         console.print(line, soft_wrap=True)
     kernels = counted(len(mset.kernels), "kernel")
     done = f"interrupted; kept {kernels} in" if mset.run.interrupted else f"wrote {kernels} to"
-    console.print(escape(f"perfguard run: {done} {output}"))
+    console.print(escape(one_line(f"perfguard run: {done} {output}")), soft_wrap=True)
 
 
 def print_predictions(
@@ -145,7 +147,8 @@ def print_predictions(
 
     console = out()
     for predictor, rows in results:
-        console.print(escape(model_summary(predictor)))
+        for line in model_summary(predictor).splitlines():
+            console.print(escape(one_line(line)), soft_wrap=True)
         if rows:
             console.print(predictions_table(predictor, rows))
     if not asked:
@@ -184,13 +187,6 @@ def print_timeline(db: Path, rows: Sequence[TimelineRow]) -> None:
 def print_error(message: str) -> None:
     """``perfguard: error: MESSAGE`` on stderr: one line, whatever the message holds."""
     err().print(f"[red]perfguard: error:[/] {escape(one_line(message))}", soft_wrap=True)
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: names and messages come from benchmark files, and a line break
-    in one would start a line of its own, which a CI runner reads for workflow commands
-    (``::error::...``, ``::add-mask::``)."""
-    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def print_aborted() -> None:

@@ -9,6 +9,7 @@ from rich.table import Table
 from .. import numbers
 from ..modeling.predict import PredictionRow, Predictor
 from .charts import scale_values
+from .tables import one_line
 
 __all__ = ["model_summary", "predictions_table"]
 
@@ -16,7 +17,8 @@ __all__ = ["model_summary", "predictions_table"]
 def model_summary(predictor: Predictor) -> str:
     """What was trained and how well each part did in cross-validation on the training set."""
     model = predictor.model
-    lines = [f"{predictor.kernel} ({predictor.metric}): {model.training_size} configurations"]
+    name = one_line(predictor.kernel)
+    lines = [f"{name} ({predictor.metric}): {model.training_size} configurations"]
     cv = model.cv_mape
     if predictor.analytical is None:
         lines.append("model: extra trees alone (no analytical model)")
@@ -45,7 +47,7 @@ def predictions_table(predictor: Predictor, rows: Sequence[PredictionRow]) -> Ta
     values = [r["high"] for r in rows]
     factor, unit = scale_values(values, predictor.unit)
     suffix = f" ({unit})" if unit else ""
-    table = Table(title=predictor.kernel, title_justify="left")
+    table = Table(title=one_line(predictor.kernel), title_justify="left")
     for p in predictor.parameters:
         table.add_column(p, justify="right")
     table.add_column(f"predicted{suffix}", justify="right")

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..collection.runner import RunEvent
+from .tables import one_line
 
 __all__ = ["RunProgress"]
 
@@ -54,12 +55,15 @@ class RunProgress:
         elapsed = time.monotonic() - self.started
         if event.kind == "start":
             self.pilots += 1
-            self._line(escape(f"sizing {event.benchmark} ({self.pilots}/{self.benchmarks})"))
+            self._line(
+                escape(one_line(f"sizing {event.benchmark} ({self.pilots}/{self.benchmarks})"))
+            )
         elif event.kind == "measured":
-            self._update(elapsed, escape(f"{event.benchmark} {event.point}"))
+            self._update(elapsed, escape(one_line(f"{event.benchmark} {event.point}")))
         elif event.kind == "error":
             self.console.print(
-                "[red]error[/] " + escape(f"{event.benchmark} at {event.point}: {event.message}"),
+                "[red]error[/] "
+                + escape(one_line(f"{event.benchmark} at {event.point}: {event.message}")),
                 soft_wrap=True,
             )
         elif event.kind == "round":

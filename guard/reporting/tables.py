@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from rich.cells import chop_cells
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -67,7 +68,7 @@ def fit(columns: Sequence[Column], width: int, header_style: str = "bold") -> Re
     while _needed(chosen) > width and any(c.drop for c in chosen):
         chosen.remove(max(chosen, key=lambda c: c.drop))
     if _needed(chosen) > width:
-        return _blocks([c for c in columns if not c.empty])
+        return _blocks([c for c in columns if not c.empty], width)
     # an optional column goes before a cell is wrapped, where that leaves none wrapped (at
     # 100 columns "O(n log n)" broke over two lines that 80, dropping columns, kept whole)
     whole = list(chosen)
@@ -120,26 +121,53 @@ def _table(columns: Sequence[Column], widths: Sequence[int], header_style: str) 
     return table
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line: names and messages come from benchmark files, and a line break
+    in one would start a line of its own, which a CI runner reads for workflow commands
+    (``::error::...``, ``::add-mask::``)."""
+    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
+
+
 def _text(cell: str | Text) -> Text:
-    """User text is never rich markup: ``test_sort[kind=list]`` stays as written."""
-    return cell if isinstance(cell, Text) else Text(cell)
+    """User text is never rich markup: ``test_sort[kind=list]`` stays as written, and on
+    one line."""
+    return cell if isinstance(cell, Text) else Text(one_line(cell))
 
 
-def _blocks(columns: Sequence[Column]) -> Group:
+def _blocks(columns: Sequence[Column], width: int) -> Group:
     """Every row as ``first cell`` and then ``header: value`` lines."""
     rows = len(columns[0].cells) if columns else 0
     parts: list[RenderableType] = []
     for i in range(rows):
         head = columns[0].cells[i]
-        parts.append(head if isinstance(head, Text) else Text(head, style="bold"))
+        parts += _folded(head if isinstance(head, Text) else Text(one_line(head), "bold"), width)
         for c in columns[1:]:
             value = c.cells[i]
             if _plain(value).strip() in _EMPTY:
                 continue
             line = Text(f"  {c.header}: ")
             line.append(_text(value))
-            parts.append(line)
+            parts += _folded(line, width)
     return Group(*parts)
+
+
+def _folded(line: Text, width: int) -> list[Text]:
+    """``line`` in pieces of at most ``width`` cells, each after the first led by "… ".
+
+    A name folded by the terminal's width would start a line with its tail, and a CI
+    runner reads a line that starts with "::" as a workflow command."""
+    if one_line(line.plain) != line.plain:  # a line break inside: written \\n instead
+        line = Text(one_line(line.plain), line.style)
+    first, *rest = chop_cells(line.plain, max(width, 8)) or [""]
+    tail = chop_cells(line.plain[len(first) :], max(width - 2, 6)) if rest else []
+    cuts = [len(first)]
+    for piece in tail[:-1]:
+        cuts.append(cuts[-1] + len(piece))
+    pieces = line.divide(cuts) if tail else [line]
+    out = [pieces[0]] + [Text("… ").append_text(p) for p in pieces[1:]]
+    for piece in out:
+        piece.no_wrap, piece.overflow = True, "crop"
+    return out
 
 
 def _plain(cell: str | Text) -> str:

@@ -234,3 +234,21 @@ def test_format_names_the_current_files_tool_and_a_native_baseline_still_reads(t
     assert perfguard("merge", source, "-o", native).returncode == 0
     r = perfguard("check", source, "--baseline", native, "-f", "pytest-benchmark")
     assert r.returncode == 0, r.stderr
+
+
+def test_a_long_name_folded_to_the_width_never_starts_a_line_with_its_tail(tmp_path):
+    # at 80 columns a name of 80 x's then "::warning::..." was folded by the terminal width
+    # into a line of its own that a CI runner reads as a workflow command
+    from guard.measurements import Kernel, MeasurementSet, Point
+
+    points = tuple(Point((float(n),), (n * 1e-6, n * 1.01e-6)) for n in (8, 16, 32, 64, 128))
+    names = ("x" * 80 + "::warning::spoofed-by-wrap", "sort\n::error::injected")
+    kernels = tuple(Kernel(name, "time", points) for name in names)
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(MeasurementSet(("n",), kernels).to_json()))
+    done = perfguard("check", path, "--expect", "*=<= n", env={"COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr
+    lines = (done.stdout + done.stderr).splitlines()
+    assert not any(line.lstrip().startswith("::") for line in lines), done.stdout
+    assert "… ::warning::spoofed-by-wrap" in done.stdout  # the whole name is still shown
+    assert "sort\\n::error::injected" in done.stdout
