@@ -66,6 +66,7 @@ from .sentences import (
     grew_no_faster,
     misfit_message,
     missing_notes,
+    no_faster_message,
     pair_message,
     percent,
     shown_class,
@@ -796,8 +797,10 @@ class _Judge:
         if grew_no_faster(pairs[i], results[i]):
             # the baseline's class, and no more growth over the sizes both measured: only
             # the class posteriors' lean would point to a regression (an A/A of equal counts
-            # read "grew x175, less than the baseline's x176; ... 87.5%"): nothing to decide
-            pass
+            # read "grew x175, less than the baseline's x176; ... 87.5%"): nothing to decide,
+            # but a high P(worse) beside a pass is explained
+            if p >= self.opts.suggestive:
+                findings.note(Reason("regression", no_faster_message(pairs[i], results[i], p)))
         elif p >= self.opts.confidence and not _classes_grew(results[i]):
             # Decisive odds but the two runs' own classes read the same: say so, do not fail.
             findings.undecide(Reason("regression", f"{message} (not enough to fail)"))

@@ -297,19 +297,45 @@ def pair_message(
             f"judged over the sizes both measured (the baseline's {numbers.at(param, min(xb))}"
             f"..{numbers.size(max(xb))}; {numbers.counted(len(cand.group.x), 'size')} now); " + span
         )
+    # "its class": where the shown classes or the measured growths do not say it grew
+    what = "its class" if grown < grown_before or not result.grew else "it"
+    if result.cand_class == result.base_class:  # the odds lean where the classes shown do not
+        head = f"{along(cand)}{now} now and in the baseline, yet {percent(p)} likely that {what}"
+    elif result.cand_class < result.base_class:
+        head = (
+            f"{along(cand)}{now} now, {before} in the baseline (each run's likeliest class), "
+            f"yet {percent(p)} likely that {what}"
+        )
+    else:
+        head = (
+            f"{along(cand)}{now} now, {before} in the baseline; {percent(p)} confident that {what}"
+        )
     if grown < grown_before:
         # a class above the baseline's that grew less over these sizes: its fixed cost is
         # larger, or its term overtakes only further out; say which way each points
         return (
-            f"{along(cand)}{now} now, {before} in the baseline; {percent(p)} confident that "
-            f"its class grows faster; {span} it grew {numbers.factor(grown)}, less than the "
+            f"{head} grows faster; {span} it grew {numbers.factor(grown)}, less than the "
             f"baseline's {numbers.factor(grown_before)}: the classes part beyond the sizes "
             "measured"
         )
     return (
-        f"{along(cand)}{now} now, {before} in the baseline; {percent(p)} confident that it "
-        f"grows faster; {span} it grows {numbers.factor(grown)}, the baseline "
+        f"{head} grows faster; {span} it grows {numbers.factor(grown)}, the baseline "
         f"{numbers.factor(grown_before)}"
+    )
+
+
+def no_faster_message(pair: tuple[LineEvidence, LineEvidence], result: Comparison, p: float) -> str:
+    """Why a kernel that shows the baseline's class and grew no faster passes, though the
+    class probabilities lean toward a faster class by ``p`` (see ``grew_no_faster``)."""
+    cand, base = pair
+    param = cand.line.parameter
+    lo, hi, grown, grown_before = _growths(cand, base)
+    return (
+        f"{along(cand)}{class_text(param, result.cand_class)} now and in the baseline; from "
+        f"{numbers.at(param, lo)} to {numbers.size(hi)} it grew {numbers.factor(grown)}, the "
+        f"baseline {numbers.factor(grown_before)}: no faster beyond what the point values' "
+        f"errors allow, so the {percent(p)} the class probabilities give a faster class is "
+        "not read as a regression"
     )
 
 
