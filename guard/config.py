@@ -309,6 +309,8 @@ def _compose(text: str, display: str) -> Node | None:
     except ReaderError as exc:
         line = text.count("\n", 0, exc.position) + 1
         raise ConfigError(f"invalid YAML: {exc.reason}", display, line) from None
+    except RecursionError:
+        raise ConfigError("invalid YAML: nested too deeply", display) from None
 
 
 def _yaml_problem(exc: yaml.MarkedYAMLError) -> str:

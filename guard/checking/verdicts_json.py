@@ -61,9 +61,13 @@ class _Reader:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(where, f"expected a number, got {type(value).__name__}")
-        if not math.isfinite(float(value)):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf  # an integer of hundreds of digits
+        if not math.isfinite(number):
             raise self.fail(where, "expected a finite number")
-        return float(value)
+        return number
 
     def flag(self, value: Any, where: str) -> bool:
         if not isinstance(value, bool):

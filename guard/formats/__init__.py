@@ -110,27 +110,65 @@ def load(
             f"--inclusive applies to folders of Score-P experiments, and {path} is a file"
         )
     mset = _load_file(p, format)
+    _check_text(mset, str(path))
     if kind == "strong":
         mset = strong_scaling.total_effort(mset, parameter, str(path))
     return modellable(mset, str(path))
 
 
+def _check_text(mset: MeasurementSet, path: str) -> None:
+    """Refuse a name that is not Unicode text: JSON's "\\ud800" decodes to a lone surrogate,
+    which no terminal, JSON output or report can write."""
+    for name in mset.parameters:
+        _unicode(name, f"parameter {name!r}", path)
+    for i, kernel in enumerate(mset.kernels):
+        for what, text in (("name", kernel.name), ("metric", kernel.metric), ("unit", kernel.unit)):
+            if text is not None:
+                _unicode(text, f"kernel {i + 1} ({kernel.name!r}): {what}", path)
+
+
+def _unicode(text: str, where: str, path: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = f"\\u{ord(text[exc.start]):04x}"
+        raise FormatError(f"{where} holds {bad}, a lone surrogate, not text", path) from None
+
+
+MAX_FILE = 2**30  # bytes of one measurement file: more is not a study, and would fill memory
+
+
 def _load_file(p: Path, format: str | None) -> MeasurementSet:
     path = str(p)
     try:
-        kind = _binary_kind(p)
-        if kind is not None:
-            return _unbroken(lambda: _load_experiment(p, format, kind), path)
-        text = p.read_text(encoding="utf-8")
+        data = _read_capped(p)
     except FileNotFoundError:
         raise FormatError("no such file", str(path)) from None
     except IsADirectoryError:
         raise FormatError("is a directory, expected a measurement file", str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise FormatError(f"not UTF-8 text (byte {exc.start})", str(path)) from None
     except OSError as exc:
         raise FormatError(exc.strerror or str(exc), str(path)) from None
+    kind = _binary_kind(data[:32])
+    if kind is not None:
+        return _unbroken(lambda: _load_experiment(data, path, format, kind), path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"not UTF-8 text (byte {exc.start})", str(path)) from None
     return parse(text.removeprefix("\ufeff"), str(path), format)
+
+
+def _read_capped(p: Path) -> bytes:
+    """The file's bytes, read once (a pipe such as <(...) cannot be read twice), and at most
+    MAX_FILE of them (/dev/zero or a runaway log would fill the memory)."""
+    with p.open("rb") as fh:
+        data = fh.read(MAX_FILE + 1)
+    if len(data) > MAX_FILE:
+        raise FormatError(
+            f"is larger than the {MAX_FILE / 2**30:g} GiB a measurement file is read up to",
+            str(p),
+        )
+    return data
 
 
 def _unbroken(read: Callable[[], MeasurementSet], path: str) -> MeasurementSet:
@@ -154,26 +192,26 @@ def _reason(exc: Exception) -> str:
     return text[:200]
 
 
-def _binary_kind(path: Path) -> str | None:
+def _binary_kind(head: bytes) -> str | None:
     """ "zip" (Extra-P's ``.extra-p``), "extrap3" (Extra-P 3's binary experiment) or None."""
     from .extrap3_experiment import is_extrap3
     from .extrap_experiment import ZIP_MAGIC
 
-    with path.open("rb") as fh:
-        head = fh.read(32)
     if head.startswith(ZIP_MAGIC):
         return "zip"
     return "extrap3" if is_extrap3(head) else None
 
 
-def _load_experiment(path: Path, format: str | None, kind: str) -> MeasurementSet:
+def _load_experiment(data: bytes, path: str, format: str | None, kind: str) -> MeasurementSet:
     """Extra-P's saved experiment (``.extra-p``, a zip) or an Extra-P 3 experiment."""
     from . import extrap3_experiment, extrap_experiment
 
     what = "an Extra-P experiment (zip)" if kind == "zip" else "an Extra-P 3 experiment"
     if format is not None:
         raise UsageError(f"--format {format} reads text; {path} is {what}")
-    return extrap_experiment.load(path) if kind == "zip" else extrap3_experiment.load(path)
+    if kind == "zip":
+        return extrap_experiment.load_bytes(data, path)
+    return extrap3_experiment.load_bytes(data, path)
 
 
 def _load_directory(

@@ -54,6 +54,11 @@ def load(path: Path) -> MeasurementSet:
         data = path.read_bytes()
     except OSError as exc:
         raise FormatError(exc.strerror or str(exc), where) from None
+    return load_bytes(data, where)
+
+
+def load_bytes(data: bytes, where: str) -> MeasurementSet:
+    """An Extra-P 3 experiment read from ``data``; errors name ``where``."""
     return _Reader(data, where).experiment()
 
 

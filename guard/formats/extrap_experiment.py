@@ -19,6 +19,7 @@ import io
 import json
 import struct
 import zipfile
+import zlib
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -44,9 +45,17 @@ MAX_UNPACKED = 2**29  # a zip's contents, uncompressed: a larger one is a bomb, 
 
 def load(path: Path) -> MeasurementSet:
     """Read a ``.extra-p`` experiment; errors name the file and the JSON element."""
-    where = str(path)
+    return _load(path, str(path))
+
+
+def load_bytes(data: bytes, where: str) -> MeasurementSet:
+    """A ``.extra-p`` experiment read from ``data``; errors name ``where``."""
+    return _load(io.BytesIO(data), where)
+
+
+def _load(source: Path | io.BytesIO, where: str) -> MeasurementSet:
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(source) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
             if unpacked > MAX_UNPACKED:
                 raise FormatError(
@@ -62,7 +71,7 @@ def load(path: Path) -> MeasurementSet:
                 ) from None
             doc = _object(decode_json(text, f"{where}!{EXPERIMENT}"), "document", where)
             return _experiment(doc, _Values(archive, where), where)
-    except (zipfile.BadZipFile, UnicodeDecodeError, OSError) as exc:
+    except (zipfile.BadZipFile, UnicodeDecodeError, OSError, zlib.error, EOFError) as exc:
         raise FormatError(f"not a readable Extra-P experiment ({exc})", where) from None
 
 

@@ -40,15 +40,21 @@ _TRUNCATED = (
 )
 
 
+# control characters other than line breaks and tabs: an escape sequence in a name is noise
+# in a comment, and a terminal that shows the raw file would act on it
+_CONTROLS = dict.fromkeys((*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, *range(0x80, 0xA0)))
+
+
 def escape(text: str) -> str:
     """User text safe in markdown text and table cells: no HTML, markup, links, mentions."""
-    marked = html.escape(text, quote=False).translate(_SPECIAL)
+    marked = html.escape(text.translate(_CONTROLS), quote=False).translate(_SPECIAL)
     return _unlink(marked).replace("\r", "").replace("\n", " ")
 
 
 def escape_html(text: str) -> str:
     """User text safe inside raw HTML (``<summary>``), where markdown is not parsed."""
-    return _unlink(html.escape(text, quote=True)).replace("\r", "").replace("\n", " ")
+    plain = html.escape(text.translate(_CONTROLS), quote=True)
+    return _unlink(plain).replace("\r", "").replace("\n", " ")
 
 
 def fence(text: str, language: str = "") -> str:

@@ -121,11 +121,16 @@ def _table(columns: Sequence[Column], widths: Sequence[int], header_style: str) 
     return table
 
 
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
+_CONTROLS.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+
+
 def one_line(text: str) -> str:
-    """``text`` on one line: names and messages come from benchmark files, and a line break
-    in one would start a line of its own, which a CI runner reads for workflow commands
-    (``::error::...``, ``::add-mask::``)."""
-    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
+    """``text`` on one line, control characters written out: names and messages come from
+    benchmark files, and a line break in one would start a line of its own, which a CI
+    runner reads for workflow commands (``::error::...``, ``::add-mask::``); an escape
+    sequence would retitle or recolour the user's terminal."""
+    return text.replace("\r\n", "\n").translate(_CONTROLS)
 
 
 def _text(cell: str | Text) -> Text:

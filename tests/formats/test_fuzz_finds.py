@@ -87,3 +87,92 @@ def test_ranges_and_numbers_too_large_for_a_float_are_config_errors(tmp_path: Pa
 def test_json_output_has_no_infinity() -> None:
     doc = {"a": [1.0, float("inf"), {"b": float("nan")}], "c": (2.0,)}
     assert json_safe(doc) == {"a": [1.0, None, {"b": None}], "c": [2.0]}
+
+
+# --- a second fuzzing probe (2026-11-26): tracebacks, a hang, raw escape sequences ---------
+
+
+def test_a_name_with_a_lone_surrogate_is_refused_naming_the_kernel() -> None:
+    # JSON's "\ud800" decoded to a string no terminal or JSON output could write: traceback
+    done = perfguard("model", FINDS / "f1_surrogate_name.json")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "kernel 1 ('bad\\ud800name'): name holds \\ud800, a lone surrogate" in done.stderr
+
+
+def test_an_extra_p_zip_whose_data_does_not_inflate_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "broken.extra-p"
+    body = json.dumps({"parameters": ["p"], "measurements": {}, "pad": "x" * 4000}).encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("experiment.json", body)
+    raw = bytearray(path.read_bytes())
+    start = raw.index(b"experiment.json") + len("experiment.json")  # the deflated stream
+    raw[start + 4 : start + 24] = bytes(20)  # zlib: "invalid ... distance" or similar
+    path.write_bytes(bytes(raw))
+    done = perfguard("model", path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith(f"perfguard: error: {path}: not a readable Extra-P experiment")
+
+
+def test_a_config_nested_a_thousand_deep_is_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "perfguard.yml"
+    config.write_text("version: 1\nzz: " + "[" * 1000 + "]" * 1000 + "\n")
+    cand = Path(__file__).parents[2] / "examples" / "check" / "cand.json"
+    done = perfguard("check", cand, "-c", config)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "invalid YAML: nested too deeply" in done.stderr
+
+
+def test_a_verdicts_file_with_a_huge_integer_is_refused() -> None:
+    done = perfguard("report", FINDS / "f4_report_bigint.json")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "kernels[0].model.constant: expected a finite number" in done.stderr
+
+
+def test_a_pipe_is_read_once(tmp_path: Path) -> None:
+    # <(cat file): the format was sniffed from a first read, then parsed from an empty second
+    import os
+    import threading
+
+    text = (Path(__file__).parents[2] / "examples" / "check" / "cand.json").read_bytes()
+    read_end, write_end = os.pipe()
+
+    def feed() -> None:
+        with os.fdopen(write_end, "wb") as fh:
+            fh.write(text)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        done = perfguard("model", f"/dev/fd/{read_end}")
+    finally:
+        writer.join()
+        os.close(read_end)
+    assert done.returncode == 0, done.stderr
+    assert "dedupe" in done.stdout
+
+
+def test_a_file_larger_than_the_cap_is_refused_before_it_fills_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import guard.formats
+
+    monkeypatch.setattr(guard.formats, "MAX_FILE", 1000)
+    path = tmp_path / "big.json"
+    path.write_bytes(b" " * 1001)
+    done = perfguard("model", path)
+    assert done.returncode == 2 and "is larger than the" in done.stderr, done.stderr
+
+
+def test_escape_sequences_in_a_name_are_written_out_not_sent_to_the_terminal() -> None:
+    done = perfguard("model", FINDS / "f7_escape_name.json")
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout + done.stderr and "\x07" not in done.stdout
+    assert "\\x1b]0;PWNED" in done.stdout
+
+
+def test_escape_sequences_do_not_reach_the_markdown_report() -> None:
+    from guard.reporting.markdown import escape, escape_html
+
+    name = "\x1b]0;PWNED\x07\x1b[31mred\x1b[0m\x00"
+    assert escape_html(name) == "]0;PWNED[31mred[0m"
+    assert escape(name) == "\\]0;PWNED\\[31mred\\[0m"  # markdown's brackets escaped
