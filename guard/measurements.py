@@ -279,7 +279,8 @@ def kernel_problems(kernel: Kernel, min_points: int = 2) -> list[str]:
     nonpositive = [p.at for p in kernel.points if any(a <= 0 or not math.isfinite(a) for a in p.at)]
     if nonpositive:
         problems.append(
-            f"non-positive parameter values at {', '.join(_fmt_at(c) for c in nonpositive)}"
+            "parameter values that are not positive numbers at "
+            + ", ".join(_fmt_at(c) for c in nonpositive)
         )
     distinct = len(set(coords))
     if distinct < min_points:

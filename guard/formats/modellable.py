@@ -12,6 +12,7 @@ no class can be fitted over leave, each with a note, instead of the kernel or th
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from .. import numbers
@@ -29,7 +30,7 @@ def _without_nonpositive_sizes(mset: MeasurementSet, path: str) -> MeasurementSe
     """The set without its points at a parameter value of 0 or less, with a note."""
 
     def positive(at: tuple[float, ...]) -> bool:
-        return all(a > 0 for a in at)
+        return all(0 < a < math.inf for a in at)  # NaN is not either
 
     left = [(k.name, p.at) for k in mset.kernels for p in k.points if not positive(p.at)]
     if not left:
@@ -48,7 +49,7 @@ def _without_nonpositive_sizes(mset: MeasurementSet, path: str) -> MeasurementSe
     )
     note = (
         f"{path}: left out {numbers.counted(len(left), 'point')} at a parameter value of 0 or "
-        f"less ({where}): the classes are functions of positive values"
+        f"less, or not finite ({where}): the classes are functions of positive values"
     )
     return replace(mset, kernels=kernels, notes=(*mset.notes, note))
 

@@ -585,4 +585,7 @@ def test_a_point_at_a_size_of_zero_is_left_out_with_a_note(tmp_path: Path) -> No
     )
     mset = formats.load(text)
     assert [p.at for p in mset.kernels[0].points] == [(t,) for t in (1.0, 2.0, 4.0, 8.0, 16.0)]
-    assert "left out 1 point at a parameter value of 0 or less (k at t=0)" in mset.notes[0]
+    assert (
+        "left out 1 point at a parameter value of 0 or less, or not finite (k at t=0)"
+        in mset.notes[0]
+    )

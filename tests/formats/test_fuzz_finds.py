@@ -176,3 +176,18 @@ def test_escape_sequences_do_not_reach_the_markdown_report() -> None:
     name = "\x1b]0;PWNED\x07\x1b[31mred\x1b[0m\x00"
     assert escape_html(name) == "]0;PWNED[31mred[0m"
     assert escape(name) == "\\]0;PWNED\\[31mred\\[0m"  # markdown's brackets escaped
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e400"])
+def test_a_size_that_is_not_finite_is_left_out_like_a_size_of_zero(
+    tmp_path: Path, value: str
+) -> None:
+    # POINTS ( inf ) made the file fail ("non-positive parameter values at (inf)", exit 2)
+    # where ( 0 ) was left out with a note that called nan "0 or less"
+    path = tmp_path / "m.txt"
+    points = " ".join(f"( {p} )" for p in (2, 4, 8, 16, 32))
+    data = "\n".join(f"DATA {p * 1.5} {p * 1.51}" for p in (2, 4, 8, 16, 32, 3))
+    path.write_text(f"PARAMETER p\nPOINTS {points} ( {value} )\nREGION main\n{data}\n")
+    done = perfguard("model", path)
+    assert done.returncode == 0, done.stderr
+    assert "left out 1 point at a parameter value of 0 or less, or not finite" in done.stderr
