@@ -469,7 +469,8 @@ class _Judge:
             findings.errored = True
             findings.note(Reason("error", f"the benchmark {error.ending()}: {error.sentence()}"))
         if findings.undecided and not findings.failed:
-            findings.note(Reason("inconclusive", advice(lines, base_lines)))
+            several = len(self.parameters) > 1
+            findings.note(Reason("inconclusive", advice(lines, base_lines, several)))
         return Verdict(
             kernel=kernel.name,
             metric=kernel.metric,
@@ -608,7 +609,10 @@ class _Judge:
         probability is returned.
         """
         if not lines:
-            findings.undecide(Reason(kind, f"too few points to test {expectation.describe()}"))
+            what = f"too few points to test {expectation.describe()}"
+            if len(self.parameters) > 1:  # e.g. n and k grew together at every point
+                what += ": no four sizes vary one parameter with the others held"
+            findings.undecide(Reason(kind, what))
             return math.nan
         scored = sorted(
             (self._score(key, le, expectation, kind) for le in lines),

@@ -340,11 +340,16 @@ def no_faster_message(pair: tuple[LineEvidence, LineEvidence], result: Compariso
 
 
 def advice(
-    lines: list[LineEvidence], pairs: Sequence[tuple[LineEvidence, LineEvidence]] = ()
+    lines: list[LineEvidence],
+    pairs: Sequence[tuple[LineEvidence, LineEvidence]] = (),
+    several: bool = False,
 ) -> str:
-    """What would decide an inconclusive verdict."""
+    """What would decide an inconclusive verdict; ``several``: the kernel has several
+    parameters."""
+    if not lines and several:
+        return "measure each parameter at four sizes or more while the others stay fixed"
     if not lines:
-        return "measure at least four sizes per parameter"
+        return "measure at least four sizes"
     tips = []
     for cand, base in pairs:
         lo, hi = cand.line.x[0], cand.line.x[-1]

@@ -518,3 +518,23 @@ def test_equal_counts_that_grew_a_hair_more_pass():
     assert v.verdict == "pass" and v.model.complexity() == v.baseline_model.complexity()
     regression = [r.message for r in v.reasons if r.kind == "regression"]
     assert all(m.endswith("not read as a regression") for m in regression)
+
+
+def test_parameters_that_grew_together_say_what_to_measure():
+    # pytest's zip of n and k: seven sizes, but never one parameter alone; "measure at least
+    # four sizes per parameter" read as if seven were too few
+    rng = np.random.default_rng(0)
+    points = tuple(
+        Point((float(n), float(k)), tuple(1e-6 * n * (1 + 0.01 * rng.standard_normal(5))))
+        for n, k in zip(2 ** np.arange(8, 15), range(8, 15))
+    )
+    current = MeasurementSet(("n", "k"), (Kernel("test_zip", "time", points),))
+    rules = (ExpectationRule("test_zip", "<= n"),)
+    (v,) = check(current, options=CheckOptions(rules=rules)).verdicts
+    assert v.verdict == "inconclusive"
+    messages = [r.message for r in v.reasons]
+    assert (
+        "too few points to test <= n: no four sizes vary one parameter with the others held"
+        in messages
+    )
+    assert "measure each parameter at four sizes or more while the others stay fixed" in messages
