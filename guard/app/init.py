@@ -18,7 +18,7 @@ class InitOutcome:
     written: tuple[Path, ...]
     notes: tuple[str, ...]
     next_step: str = (
-        "next: replace the placeholder expectations in perfguard.yml, then commit both files"
+        "next: replace the placeholder expectations in perfguard.yml, then commit the files"
     )
 
     def exit_code(self) -> int:
@@ -40,6 +40,15 @@ def init(
     if shards is not None and workflow != "check":
         raise UsageError("--shards writes the matrix workflow; leave out --workflow")
     project = detect_project(directory)
+    if project.kind == "pytest-benchmark" and (shards is not None or workflow != "check"):
+        # those workflows measure with `perfguard run`, which reads perfguard.yml's
+        # benchmarks: section, and pytest measures this project's benchmarks
+        flag = f"--shards {shards}" if shards is not None else f"--workflow {workflow}"
+        raise UsageError(
+            f"{flag} measures with `perfguard run`, and this project's benchmarks are "
+            "pytest-benchmark tests: use the default --workflow check (pytest measures, "
+            "perfguard checks), or declare the benchmarks in perfguard.yml first"
+        )
     files = render_project(project, workflow, action_ref, shards)
     written = write_init(directory, files, force=force)
     outcome = InitOutcome(project.describe(), tuple(written), tuple(project.notes))

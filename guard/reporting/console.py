@@ -163,7 +163,7 @@ def print_init(outcome: InitOutcome) -> None:
         console.print(f"[green]wrote[/] {escape(str(path))}")
     for note in outcome.notes:
         console.print(f"[yellow]note[/] {escape(one_line(note))}", soft_wrap=True)
-    console.print(outcome.next_step)
+    console.print(outcome.next_step, soft_wrap=True)
 
 
 def print_timeline(db: Path, rows: Sequence[TimelineRow]) -> None:

@@ -312,3 +312,24 @@ def test_init_shards_writes_both_workflows_and_refuses_a_mix(
     err = capsys.readouterr().err
     assert "leave out --workflow" in err and "--shards 1: give 2 to 256" in err
     assert list(other.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "flags", [["--shards", "3"], ["--workflow", "pull-request"], ["--workflow", "fork-safe"]]
+)
+def test_init_refuses_workflows_that_run_perfguard_run_in_a_pytest_benchmark_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str]
+) -> None:
+    # they measured with `perfguard run` and a perfguard.yml whose benchmarks: section is
+    # commented out: every run failed with "no parameters: section", after init exited 0
+    from guard.cli import main
+
+    (tmp_path / "test_bench.py").write_text(
+        "import pytest\n\n@pytest.mark.parametrize('n', [256, 1024, 4096, 16384, 65536])\n"
+        "def test_sum(benchmark, n):\n    benchmark(sum, range(n))\n"
+    )
+    assert main(["init", str(tmp_path), *flags, "--action-ref", SHA]) == 2
+    err = capsys.readouterr().err
+    assert "pytest-benchmark tests: use the default --workflow check" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test_bench.py"]
+    assert main(["init", str(tmp_path), "--action-ref", SHA]) == 0
