@@ -134,9 +134,10 @@ def predict_cmd(
     """Predict across the configuration space with a hybrid analytical + ML model.
 
     Extremely randomized trees (scikit-learn, pip install 'perfguard[ml]') learn from the
-    measured configurations, stacked on the benchmark's analytical: model and bagged with
-    it where it is representative. Prints each prediction with its spread, and how far
-    the measurements depart from the analytical model.
+    measured configurations, stacked on the benchmark's analytical model (perfguard.yml's
+    analytical: section) and bagged with it where it is representative. Prints each
+    prediction with its spread, and how far the measurements depart from the analytical
+    model.
     """
     from .app.predict import PredictRequest, predict, prepare
     from .reporting import console

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+import typer.core
 
 from .defaults import CONFIDENCE, FORMAT_NAMES, MODELER_NAMES
 
@@ -26,8 +27,22 @@ SCALING_HELP = (
 _CONFIG_HELP = "perfguard.yml (default: ./perfguard.yml when present)."
 
 
+class _Group(typer.core.TyperGroup):
+    """The verbs; Ctrl-C that escapes one is an abort that says so (typer turns it into a
+    silent exit 130, and a second Ctrl-C while a run was writing what it measured left the
+    user without a word)."""
+
+    def invoke(self, ctx: typer.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise typer.Abort() from None
+
+
 app = typer.Typer(
     name="perfguard",
+    cls=_Group,
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="Catch scalability bugs before they merge: fit empirical performance models "
     "(PMNF) to benchmark measurements and check their asymptotic class.",
     no_args_is_help=True,
@@ -87,7 +102,11 @@ OptionalConfig = Annotated[
 # ------------------------------------------------------------------------------ model
 ModelInputs = Annotated[
     list[Path],
-    Arg(metavar="FILE", help="Measurement files (format auto-detected).", show_default=False),
+    Arg(
+        metavar="FILE...",
+        help="Measurement files or Score-P experiment folders (format auto-detected).",
+        show_default=False,
+    ),
 ]
 PredictAt = Annotated[
     str | None,
@@ -181,7 +200,7 @@ ReportBaseline = Annotated[
 PredictInputs = Annotated[
     list[Path] | None,
     Arg(
-        metavar="FILE",
+        metavar="FILE...",
         help="Measurement files (any supported format); without them the benchmarks of "
         "perfguard.yml are measured first.",
         show_default=False,
@@ -302,7 +321,7 @@ RunSeed = Annotated[
 ShardFiles = Annotated[
     list[Path],
     Arg(
-        metavar="SHARD",
+        metavar="SHARD...",
         help="Measurement files to join (e.g. the shards of one run).",
         show_default=False,
     ),

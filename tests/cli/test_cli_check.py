@@ -252,3 +252,22 @@ def test_a_long_name_folded_to_the_width_never_starts_a_line_with_its_tail(tmp_p
     assert not any(line.lstrip().startswith("::") for line in lines), done.stdout
     assert "… ::warning::spoofed-by-wrap" in done.stdout  # the whole name is still shown
     assert "sort\\n::error::injected" in done.stdout
+
+
+def test_ctrl_c_that_escapes_a_verb_says_aborted(monkeypatch, capsys):
+    # typer turned it into a silent exit 130: a second Ctrl-C while `perfguard run` wrote
+    # what it measured left no word at all
+    import guard.formats
+    from guard.cli import main
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(guard.formats, "load", interrupted)
+    assert main(["model", str(CAND)]) == 130
+    assert capsys.readouterr().err.strip() == "perfguard: aborted"
+
+
+def test_h_is_help():
+    done = perfguard("model", "-h")
+    assert done.returncode == 0 and done.stdout.startswith("Usage: perfguard model")
