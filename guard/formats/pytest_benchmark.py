@@ -102,6 +102,17 @@ def _size(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def _kind(value: Any) -> str:
+    """What a parameter holds, in a few words: "is a list", "is text"."""
+    if isinstance(value, list):
+        return "is a list"
+    if isinstance(value, dict):
+        return "is a mapping"
+    if value is None or isinstance(value, bool):
+        return f"is {value}"
+    return "is text"
+
+
 def _is_number(value: Any) -> bool:
     return _size(value) is not None
 
@@ -206,9 +217,12 @@ class _Reader:
                 f"{name} is not parametrized; perfguard needs a numeric parameter as the "
                 'size, e.g. @pytest.mark.parametrize("n", [256, 1024, 4096])',
             )
+        kinds = ", ".join(f"{p} {_kind(v)}" for p, v in list(params.items())[:3])
         return self.doc.fail(
             ["benchmarks", i, "params"],
-            f"{name} has no numeric parameter to use as the size (all are text)",
+            f"{name} has no numeric parameter to use as the size ({kinds}); parametrize the "
+            'size itself, e.g. @pytest.mark.parametrize("n", [256, 1024, 4096]), and build '
+            "the input from it",
         )
 
     def add(self, i: int, bench: Any) -> None:

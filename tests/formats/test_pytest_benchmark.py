@@ -410,3 +410,14 @@ def test_an_empty_file_says_so_not_that_its_format_is_unknown(text: str) -> None
     # redirected file is empty, and "cannot tell the format" sends the user to --format
     with pytest.raises(FormatError, match="the file is empty: did the tool that writes it fail"):
         formats.detect(text, "out.json")
+
+
+def test_a_test_parametrized_over_lists_is_told_how_to_give_a_size() -> None:
+    # @pytest.mark.parametrize("data", [list(range(n)) ...], ids=["n=256", ...]): refused
+    # with "(all are text)", though the parameter is a list
+    rows = [pb_row(f"test_d[n={n}]", {"data": list(range(4))}) for n in (256, 512)]
+    with pytest.raises(
+        FormatError,
+        match=r"the size \(data is a list\); parametrize the size itself",
+    ):
+        parse_pytest(*rows)
