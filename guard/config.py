@@ -287,7 +287,10 @@ def _read_text(path: Path, display: str) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise ConfigError("no such file", display) from None
+        hint = (
+            " (`perfguard init` writes one for a project)" if path.name == "perfguard.yml" else ""
+        )
+        raise ConfigError(f"no such file{hint}", display) from None
     except IsADirectoryError:
         raise ConfigError("is a directory, expected a YAML file", display) from None
     except OSError as exc:

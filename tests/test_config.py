@@ -692,6 +692,10 @@ def test_missing_file(tmp_path: Path) -> None:
     error = load_error(path)
     assert str(error) == f"{path}: no such file"
     assert error.line is None
+    default = tmp_path / "perfguard.yml"  # `perfguard run` in a folder without one
+    assert str(load_error(default)) == (
+        f"{default}: no such file (`perfguard init` writes one for a project)"
+    )
 
 
 def test_directory_instead_of_file(tmp_path: Path) -> None:
