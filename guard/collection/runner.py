@@ -143,8 +143,8 @@ class _Run:
                 "of the budget; raise them or start from smaller sizes"
                 + _SLOW_COUNTER_HINT.get(bench.spec.metric, "")
             )
+            # no progress line: the run's summary names it once, as too-few-sizes
             bench.error = RunError(bench.spec.name, "too-few-sizes", message, None)
-            self.emit(RunEvent("error", bench.spec.name, largest, message=message))
 
     def stop_growing(self, bench: _Bench) -> bool:
         # The next size is predicted from the growth between the last two, so one

@@ -347,3 +347,18 @@ def test_a_symlink_into_a_missing_folder_is_refused_before_running(tmp_path: Pat
     done = perfguard("run", "-c", project(tmp_path, CUSTOM), "-o", link)
     assert done.returncode == 2 and "nodir does not exist" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_benchmark_stopped_short_by_the_size_limit_is_named_once(tmp_path: Path) -> None:
+    # "error slow at n=32: measured 3 of 6 sizes ..." during the run, then the same sentence
+    # again as "too-few-sizes slow: ..." in the summary
+    (tmp_path / "slow.py").write_text("import sys, time\ntime.sleep(int(sys.argv[1]) / 1000)\n")
+    config = project(
+        tmp_path,
+        f'slow:\n  command: ["{PY}", "slow.py", "{{n}}"]\n  repetitions: 2\n  warmup: 0\n',
+        "{budget: 60, size_limit: 0.05}",
+    )
+    done = perfguard("run", "-c", config, "-o", tmp_path / "m.json")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.count("are needed to tell classes apart") == 1
+    assert "too-few-sizes slow: measured" in done.stderr
