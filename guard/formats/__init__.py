@@ -99,7 +99,7 @@ def load(
                 f"--scaling {scaling}: a folder of Score-P experiments sums each profile's "
                 "processes; write --scaling strong"
             )
-        return _load_directory(p, format, kind, inclusive)
+        return modellable(_load_directory(p, format, kind, inclusive), str(path))
     if kind not in (None, "strong"):
         raise UsageError(
             f"--scaling {kind} applies to folders of Score-P experiments, and {path} is a file "

@@ -247,3 +247,13 @@ def test_without_pycubexr_the_error_says_what_to_install(tmp_path: Path) -> None
     assert done.returncode == 2
     assert "pip install 'perfguard[cube]'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_folder_at_process_count_zero_is_left_out_with_a_note(tmp_path: Path) -> None:
+    # one experiment folder renamed to p0: every kernel was skipped ("non-positive parameter
+    # values at (0)", one line each) and the folder failed whole
+    root = experiment(tmp_path / "exp")
+    (root / "app.p8n100.r1").rename(root / "app.p0n100.r1")
+    done = perfguard("model", root)
+    assert done.returncode == 0, done.stderr
+    assert "at a parameter value of 0 or less, or not finite (main at p=0" in done.stderr
