@@ -28,6 +28,7 @@ Read as Extra-P's CUBE reader reads them (the facts below are its rules, the cod
 from __future__ import annotations
 
 import re
+import warnings
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,20 +153,24 @@ class _Reader:
         parser, missing, unsupported = self.cubexr
         out: Values = {}
         try:
-            with parser(str(profile)) as cube:
-                paths = dict(_callpaths(cube.get_root_cnodes()))
-                for metric in cube.get_metrics():
-                    try:
-                        data = cube.get_metric_values(metric=metric, cache=False)
-                    except missing:
-                        continue  # not measured in this profile, as Extra-P skips it
-                    except unsupported:
-                        raise FormatError(
-                            f"metric {metric.name!r} has data type {metric.data_type!r}, "
-                            "which is not a number per process",
-                            str(profile),
-                        ) from None
-                    self._metric(cube, metric, data, paths, out)
+            # a damaged archive makes tarfile warn (with pycubexr's source path) before the
+            # error this reports in one line
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with parser(str(profile)) as cube:
+                    paths = dict(_callpaths(cube.get_root_cnodes()))
+                    for metric in cube.get_metrics():
+                        try:
+                            data = cube.get_metric_values(metric=metric, cache=False)
+                        except missing:
+                            continue  # not measured in this profile, as Extra-P skips it
+                        except unsupported:
+                            raise FormatError(
+                                f"metric {metric.name!r} has data type {metric.data_type!r}, "
+                                "which is not a number per process",
+                                str(profile),
+                            ) from None
+                        self._metric(cube, metric, data, paths, out)
         except FormatError:
             raise
         except Exception as exc:  # noqa: BLE001 - pycubexr's errors on a broken file vary

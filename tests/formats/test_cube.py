@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cube_writer import CubeMetric, write_cubex
-from support import COLUMNS, perfguard
+from support import COLUMNS, perfguard, perfguard_process
 
 from guard import formats
 from guard.errors import FormatError, UsageError
@@ -257,3 +257,14 @@ def test_a_folder_at_process_count_zero_is_left_out_with_a_note(tmp_path: Path) 
     done = perfguard("model", root)
     assert done.returncode == 0, done.stderr
     assert "at a parameter value of 0 or less, or not finite (main at p=0" in done.stderr
+
+
+def test_a_profile_with_bytes_before_its_archive_is_one_line(tmp_path: Path) -> None:
+    # three bytes (a BOM) before the tar: pycubexr's tarfile warned in two lines, with the
+    # library's source path, before perfguard's error
+    root = experiment(tmp_path / "exp")
+    profile = root / "app.p8n100.r1" / "profile.cubex"
+    profile.write_bytes(b"\xef\xbb\xbf" + profile.read_bytes())
+    done = perfguard_process("model", root)  # a real process: warnings reach its stderr
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "not a readable CUBE profile" in done.stderr
