@@ -17,7 +17,7 @@ from typing import Any
 
 from ..defaults import CONFIDENCE
 from ..errors import FormatError
-from ..formats._common import decode_json
+from ..formats._common import decode_json, shown
 from ..modeling.pmnf import Factor, Model, Term
 from .verdicts import SCHEMA, CheckReport, Reason, Verdict, VerdictName
 
@@ -37,12 +37,12 @@ class _Reader:
 
     def obj(self, value: Any, where: str) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
-            raise self.fail(where, f"expected an object, got {type(value).__name__}")
+            raise self.fail(where, f"expected an object, got {shown(value)}")
         return value
 
     def arr(self, value: Any, where: str, limit: int = _MAX_KERNELS) -> list[Any]:
         if not isinstance(value, list):
-            raise self.fail(where, f"expected a list, got {type(value).__name__}")
+            raise self.fail(where, f"expected a list, got {shown(value)}")
         if len(value) > limit:
             raise self.fail(where, f"{len(value)} entries; at most {limit}")
         return value
@@ -51,7 +51,7 @@ class _Reader:
         if value is None and optional:
             return None
         if not isinstance(value, str):
-            raise self.fail(where, f"expected a string, got {type(value).__name__}")
+            raise self.fail(where, f"expected a string, got {shown(value)}")
         if len(value) > _MAX_TEXT:
             raise self.fail(where, f"{len(value)} characters; at most {_MAX_TEXT}")
         return value
@@ -60,7 +60,7 @@ class _Reader:
         if value is None and optional:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(where, f"expected a number, got {type(value).__name__}")
+            raise self.fail(where, f"expected a number, got {shown(value)}")
         try:
             number = float(value)
         except OverflowError:
@@ -71,7 +71,7 @@ class _Reader:
 
     def flag(self, value: Any, where: str) -> bool:
         if not isinstance(value, bool):
-            raise self.fail(where, f"expected true or false, got {type(value).__name__}")
+            raise self.fail(where, f"expected true or false, got {shown(value)}")
         return value
 
     def fraction(self, value: Any, where: str) -> Fraction:

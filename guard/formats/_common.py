@@ -159,3 +159,9 @@ def require_every_point(
 def format_point(at: tuple[float, ...]) -> str:
     """``(4, 16)`` for a point, integers without ``.0``."""
     return "(" + ", ".join(str(int(a)) if a.is_integer() else repr(a) for a in at) + ")"
+
+
+def shown(value: Any) -> str:
+    """A value as JSON for a message, cut to 40 characters ("null", not "NoneType")."""
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= 40 else text[:37] + "..."

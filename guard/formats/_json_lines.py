@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..measurements import Kernel, MeasurementSet, RunInfo
-from ._common import decode_json, plain_numbers
+from ._common import decode_json, plain_numbers, shown
 
 __all__ = ["JsonPath", "JsonFile", "describe", "locate", "shown"]
 
@@ -103,12 +103,6 @@ def _next(text: str, pos: int) -> int:
     if pos >= len(text):
         raise ValueError("unexpected end of JSON text")
     return pos
-
-
-def shown(value: Any) -> str:
-    """A value as JSON for a message, cut to 40 characters."""
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class JsonFile:

@@ -23,6 +23,7 @@ from ._common import (
     json_number,
     json_values,
     require_every_point,
+    shown,
 )
 
 __all__ = ["parse_records"]
@@ -42,9 +43,7 @@ class _Records:
 
     def add(self, line: int, record: Any) -> None:
         if not isinstance(record, dict):
-            raise FormatError(
-                f"expected a JSON object, got {type(record).__name__}", self.path, line
-            )
+            raise FormatError(f"expected a JSON object, got {shown(record)}", self.path, line)
         at = self.point(line, record.get(self.params_key))
         callpath = self.name(line, record, "callpath", DEFAULT_CALLPATH)
         metric = self.name(line, record, "metric", DEFAULT_METRIC)

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import FormatError
 from ..measurements import SCHEMA, Kernel, MeasurementSet, Point, RunError, RunInfo
 from . import Importer, register
-from ._common import decode_json, plain_numbers
+from ._common import decode_json, plain_numbers, shown
 
 __all__ = ["dumps", "loads_json", "save"]
 
@@ -68,12 +68,12 @@ class _Reader:
 
     def obj(self, value: Any, where: str) -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise self.fail(where, f"expected an object, got {type(value).__name__}")
+            raise self.fail(where, f"expected an object, got {shown(value)}")
         return value
 
     def arr(self, value: Any, where: str) -> list[Any]:
         if not isinstance(value, list):
-            raise self.fail(where, f"expected a list, got {type(value).__name__}")
+            raise self.fail(where, f"expected a list, got {shown(value)}")
         return value
 
     def text(self, value: Any, where: str) -> str:

@@ -191,3 +191,17 @@ def test_a_size_that_is_not_finite_is_left_out_like_a_size_of_zero(
     done = perfguard("model", path)
     assert done.returncode == 0, done.stderr
     assert "left out 1 point at a parameter value of 0 or less, or not finite" in done.stderr
+
+
+def test_a_wrong_type_is_named_as_json_not_as_python(tmp_path: Path) -> None:
+    # "expected a list, got NoneType"
+    path = tmp_path / "v.json"
+    path.write_text('{"schema": "perfguard/verdicts@1", "status": "pass", "kernels": null}')
+    done = perfguard("report", path)
+    assert done.returncode == 2 and "kernels: expected a list, got null" in done.stderr
+    measured = tmp_path / "m.json"
+    measured.write_text(
+        '{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": {}}'
+    )
+    done = perfguard("model", measured)
+    assert done.returncode == 2 and "expected a list, got {}" in done.stderr, done.stderr
