@@ -32,7 +32,7 @@ class _Group(typer.core.TyperGroup):
     silent exit 130, and a second Ctrl-C while a run was writing what it measured left the
     user without a word)."""
 
-    def invoke(self, ctx: typer.Context) -> object:
+    def invoke(self, ctx: typer.core._click.Context) -> object:
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
@@ -113,8 +113,8 @@ PredictAt = Annotated[
     Opt(
         "--predict",
         "-p",
-        help="Predict every single-parameter model at this size (e.g. 4096 or n=4096), "
-        "with an interval.",
+        help="Predict every model at this size (e.g. 4096 or n=4096), or, in a file of "
+        "several parameters, at this point (e.g. p=512,n=9000), with an interval.",
         show_default=False,
     ),
 ]

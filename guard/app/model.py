@@ -10,7 +10,7 @@ from .. import numbers
 from ..defaults import PREDICTION_LEVEL
 from ..errors import ModelingError, UsageError
 from .inputs import check_format, load
-from .settings import parse_size
+from .settings import parse_point, point_for
 
 if TYPE_CHECKING:
     from ..modeling import ModelingResult
@@ -25,7 +25,7 @@ class ModelRequest:
     inputs: tuple[Path, ...]
     format: str | None = None
     modeler: str = "default"
-    predict: str | None = None  # "4096" or "n=4096"
+    predict: str | None = None  # "4096", "n=4096" or "p=512,n=9000"
     level: float = PREDICTION_LEVEL
     scaling: str | None = None
     inclusive: bool = False  # CUBE: inclusive values
@@ -75,25 +75,17 @@ def model(request: ModelRequest) -> ModelOutcome:
     check_format(request.format)
     if not 0 < request.level < 1:
         raise UsageError(f"--level must lie between 0 and 1, got {request.level}")
-    name, at = parse_size(request.predict)
+    point = parse_point(request.predict)
     results = []
     notes: list[str] = []
     label: str | None = None
     for path in request.inputs:
         mset = load(path, request.format, request.scaling, request.inclusive)
         notes += mset.notes
-        if at is not None and len(mset.parameters) > 1:
-            raise UsageError(
-                f"--predict takes one size, and {path} has {len(mset.parameters)} parameters "
-                f"({', '.join(mset.parameters)}): models of several parameters state no "
-                "prediction interval; model it without --predict"
-            )
-        if name is not None and mset.parameters != (name,):
-            raise UsageError(
-                f"--predict names {name!r} but {path} has parameters {', '.join(mset.parameters)}"
-            )
+        at = None if point is None else point_for(point, mset.parameters, path)
         if at is not None and label is None:
-            label = numbers.at(name or mset.parameters[0], at)
+            named = at if isinstance(at, dict) else {mset.parameters[0]: at}
+            label = ", ".join(numbers.at(q, v) for q, v in named.items())
         fitted = model_measurements(mset, impl, predict_at=at, level=request.level)
         results.append((str(path), fitted))
         note = _threads_note(path, request.scaling, fitted)

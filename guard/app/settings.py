@@ -7,8 +7,9 @@ a malformed value before anything is read or measured.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 __all__ = [
     "CheckFlags",
     "check_options",
-    "parse_size",
+    "parse_point",
+    "point_for",
     "parse_target",
     "expect_rule",
     "glob_rule",
@@ -164,22 +166,47 @@ def parse_target(text: str) -> tuple[str, float]:
     return name.strip(), at
 
 
-def parse_size(text: str | None) -> tuple[str | None, float | None]:
-    """``--predict``'s ``4096`` or ``n=4096`` -> (parameter name or None, positive size)."""
+def parse_point(text: str | None) -> dict[str | None, float] | None:
+    """``--predict``'s ``4096``, ``n=4096`` or ``p=512,n=9000`` -> {name or None: size}."""
     if text is None:
-        return None, None
-    if "," in text:
+        return None
+    point: dict[str | None, float] = {}
+    parts = text.split(",")
+    for part in parts:
+        name, _, value = part.rpartition("=")
+        at = _positive(value)
+        key = name.strip() or None
+        if at is None or (key is None and len(parts) > 1):
+            raise UsageError(
+                f"--predict wants a positive size such as 4096, 2^12 or n=4096, or a point "
+                f"such as p=512,n=9000, got {text!r}"
+            )
+        if key in point:
+            raise UsageError(f"--predict names {key!r} twice in {text!r}")
+        point[key] = at
+    return point
+
+
+def point_for(
+    point: Mapping[str | None, float], parameters: Sequence[str], path: object
+) -> float | dict[str, float]:
+    """``--predict``'s point for an input of these parameters: the size (one parameter) or
+    the point, every parameter named (several)."""
+    if len(parameters) == 1:
+        ((name, at),) = point.items() if len(point) == 1 else ((None, math.nan),)
+        if len(point) == 1 and name in (None, parameters[0]):
+            return at
         raise UsageError(
-            f"--predict takes one size such as 4096 or n=4096, got {text!r}: models of several "
-            "parameters state no prediction interval"
+            f"--predict names {', '.join(str(k) for k in point)} but {path} has the one "
+            f"parameter {parameters[0]}: give its size, e.g. --predict {parameters[0]}=4096"
         )
-    name, _, value = text.rpartition("=")
-    at = _positive(value)
-    if at is None:
+    if set(point) != set(parameters):
+        example = ",".join(f"{q}=..." for q in parameters)
         raise UsageError(
-            f"--predict wants a positive size such as 4096, 2^12 or n=4096, got {text!r}"
+            f"--predict: {path} has parameters {', '.join(parameters)}; name each of them, "
+            f"e.g. --predict {example}"
         )
-    return (name.strip() or None), at
+    return {q: point[q] for q in parameters}
 
 
 def _positive(text: str) -> float | None:

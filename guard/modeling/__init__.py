@@ -31,6 +31,7 @@ from .noise import (
 )
 from .penalized import PenalizedModeler
 from .pmnf import Factor, Model, Term
+from .point_prediction import point_predictions
 from .refining import RefiningModeler
 from .result import Fitted, evaluate_fits
 from .segments import Segmentation, detect_segments
@@ -104,14 +105,16 @@ class ModelingResult:
 def model_measurements(
     mset: MeasurementSet,
     modeler: str | Modeler = "default",
-    predict_at: float | None = None,
+    predict_at: float | Mapping[str, float] | None = None,
     level: float = 0.9,
     settings: EvidenceSettings | None = None,
 ) -> ModelingResult:
     """Model every kernel that can be modelled; report the others with their reasons.
 
     Single-parameter models carry their noise details, the confidence in their class and,
-    with ``predict_at``, a prediction with its interval at that parameter value.
+    with ``predict_at``, a prediction with its interval at that parameter value; models of
+    several parameters, with ``predict_at`` a point (``{"p": 512, "n": 9000}``), a
+    prediction with its interval there (point_prediction.py).
     """
     analyses = analyze(mset, modeler, predict_at, level, settings)
     models = tuple(a.model for a in analyses if a.model is not None)
@@ -134,7 +137,7 @@ class KernelAnalysis:
 def analyze(
     mset: MeasurementSet,
     modeler: str | Modeler = "default",
-    predict_at: float | None = None,
+    predict_at: float | Mapping[str, float] | None = None,
     level: float = 0.9,
     settings: EvidenceSettings | None = None,
 ) -> list[KernelAnalysis]:
@@ -155,7 +158,7 @@ def _shifted_back(a: KernelAnalysis, kernel: Kernel, offset: float) -> KernelAna
 def _analyze(
     mset: MeasurementSet,
     modeler: str | Modeler,
-    predict_at: float | None,
+    predict_at: float | Mapping[str, float] | None,
     level: float,
     settings: EvidenceSettings | None,
 ) -> list[KernelAnalysis]:
@@ -169,8 +172,11 @@ def _analyze(
     if len(params) > 1:
         errors = {key: point_error(ls) for key, ls in by_kernel.items()}
         models = _model_multi(mset, impl, problems, errors)
+        if isinstance(predict_at, Mapping):
+            _predict_point(mset, impl, models, errors, predict_at, level)
     else:
-        models = _model_single(mset, impl, by_kernel, predict_at, level)
+        at = predict_at[params[0]] if isinstance(predict_at, Mapping) else predict_at
+        models = _model_single(mset, impl, by_kernel, at, level)
     for key, ls in by_kernel.items():
         if key in models and ls:
             models[key] = _with_marks(models[key], ls)
@@ -409,6 +415,29 @@ def _model_multi(
         else:
             problems[kernel.key] = problems[kernel.key] or tuple(result)
     return models
+
+
+def _predict_point(
+    mset: MeasurementSet,
+    impl: Modeler,
+    models: dict[tuple[str, str], Model],
+    errors: Mapping[tuple[str, str], float | None],
+    at: Mapping[str, float],
+    level: float,
+) -> None:
+    """Each model of several parameters gains its prediction at ``at`` (point_prediction)."""
+
+    def refit(
+        redrawn: MeasurementSet, by_key: Mapping[tuple[str, str], float | None]
+    ) -> dict[tuple[str, str], Model]:
+        return _model_multi(redrawn, impl, {k.key: () for k in redrawn.kernels}, by_key)
+
+    point = {p: float(at[p]) for p in mset.parameters}
+    for key, pred in point_predictions(mset, models, errors, point, level, refit).items():
+        detail = PredictionDetail(mset.parameters[0], pred, point)
+        models[key] = dataclasses.replace(
+            models[key], extras={**models[key].extras, "prediction": detail}
+        )
 
 
 def _reported(kernel: Kernel) -> dict[str, Any]:

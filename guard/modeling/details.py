@@ -9,6 +9,7 @@ JSON nobody reads. This module is the one place their JSON shape is spelled out.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -101,11 +102,12 @@ class PredictionDetail:
 
     parameter: str
     prediction: Prediction
+    point: Mapping[str, float] | None = None  # several parameters: the whole point
 
     def to_json(self) -> dict[str, Any]:
         p = self.prediction
         return {
-            "at": {self.parameter: p.at},
+            "at": dict(self.point) if self.point is not None else {self.parameter: p.at},
             "value": p.value,
             "low": p.low,
             "high": p.high,

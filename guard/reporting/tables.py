@@ -166,12 +166,12 @@ def _folded(line: Text, width: int) -> list[Text]:
     first, *rest = chop_cells(line.plain, max(width, 8)) or [""]
     tail = chop_cells(line.plain[len(first) :], max(width - 2, 6)) if rest else []
     cuts = [len(first)]
-    for piece in tail[:-1]:
-        cuts.append(cuts[-1] + len(piece))
+    for chunk in tail[:-1]:
+        cuts.append(cuts[-1] + len(chunk))
     pieces = line.divide(cuts) if tail else [line]
     out = [pieces[0]] + [Text("… ").append_text(p) for p in pieces[1:]]
-    for piece in out:
-        piece.no_wrap, piece.overflow = True, "crop"
+    for text in out:
+        text.no_wrap, text.overflow = True, "crop"
     return out
 
 

@@ -276,15 +276,24 @@ def test_ci_fail_on_decides_the_exit_code(tmp_path: Path) -> None:
     assert ci(CiOptions(**common, fail_on="never"), services).exit_code() == 0  # type: ignore[arg-type]
 
 
-def test_sizes_are_read_as_perfguard_yml_writes_them_and_a_point_of_several_is_refused() -> None:
+def test_sizes_are_read_as_perfguard_yml_writes_them_and_a_point_names_each() -> None:
     # `--predict 2^20` was refused although perfguard.yml writes sizes so, and
     # `--predict n=4096,p=64` read as a parameter named 'n=4096,p'
-    from guard.app.settings import parse_size, parse_target
+    from guard.app.settings import parse_point, parse_target, point_for
 
-    assert parse_size("2^20") == (None, 2.0**20)
-    assert parse_size("n=1e6") == ("n", 1e6)
+    assert parse_point("2^20") == {None: 2.0**20}
+    assert parse_point("n=1e6") == {"n": 1e6}
     assert parse_target("p=2^10") == ("p", 1024.0)
-    with pytest.raises(UsageError, match="takes one size .*several parameters"):
-        parse_size("n=4096,p=64")
+    assert parse_point("n=4096,p=64") == {"n": 4096.0, "p": 64.0}
+    assert point_for({None: 8.0}, ("n",), "f") == point_for({"n": 8.0}, ("n",), "f") == 8.0
+    assert point_for({"n": 4096.0, "p": 64.0}, ("p", "n"), "f") == {"p": 64.0, "n": 4096.0}
+    with pytest.raises(UsageError, match="f has parameters p, n; name each of them"):
+        point_for({None: 8.0}, ("p", "n"), "f")
+    with pytest.raises(UsageError, match="has the one parameter n"):
+        point_for({"n": 4096.0, "p": 64.0}, ("n",), "f")
     with pytest.raises(UsageError, match="positive size"):
-        parse_size("2^x")
+        parse_point("2^x")
+    with pytest.raises(UsageError, match="positive size"):
+        parse_point("4096,p=64")
+    with pytest.raises(UsageError, match="names 'n' twice"):
+        parse_point("n=1,n=2")

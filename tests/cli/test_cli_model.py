@@ -178,7 +178,7 @@ def test_predict_adds_an_interval_to_json_and_table():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--predict", "m=10"], "--predict names 'm'"),
+        (["--predict", "m=10"], "--predict names m but"),
         (["--predict", "-4"], "positive size"),
         (["--predict", "big"], "positive size"),
         (["--level", "1.5"], "--level must lie between 0 and 1"),
@@ -293,11 +293,11 @@ def test_an_unknown_option_is_a_usage_error_not_a_crash(verb: str) -> None:
 
 
 def test_a_bare_predict_size_on_several_parameters_is_a_usage_error(tmp_path: Path) -> None:
-    # it printed the models and silently no prediction
+    # it printed the models and silently no prediction; a point naming each is predicted
     grid = _two_parameter_file(tmp_path / "grid.txt", 6)
     out = perfguard("model", grid, "--predict", "1024")
     assert out.returncode == 2
-    assert "--predict takes one size" in out.stderr and "(p, n)" in out.stderr
+    assert "has parameters p, n; name each of them, e.g. --predict p=...,n=..." in out.stderr
     assert "Traceback" not in out.stderr
 
 
