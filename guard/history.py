@@ -205,6 +205,11 @@ class History:
     def open(cls, path: str | Path = DEFAULT_PATH, create: bool = True) -> History:
         """Open and migrate a history database, creating it and its folders if ``create``."""
         target = Path(path)
+        if not create and target.is_dir():
+            raise HistoryError(
+                "is a folder; --db names the history file (e.g. .perfguard/history.sqlite)",
+                target,
+            )
         if not create and not (target.is_file() and target.stat().st_size > 0):
             # an empty file (truncated, or made by `touch`) is not a history to read: a
             # reader must not turn it into one

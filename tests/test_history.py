@@ -101,6 +101,12 @@ def test_open_without_create_refuses_a_missing_file(db: Path) -> None:
     assert not db.parent.exists()
 
 
+def test_open_without_create_names_a_folder_as_a_folder(tmp_path: Path) -> None:
+    # `history --db .perfguard` said "no history database here; record a run first"
+    with pytest.raises(HistoryError, match="is a folder; --db names the history file"):
+        History.open(tmp_path, create=False)
+
+
 def test_open_without_create_leaves_an_empty_file_alone(tmp_path: Path) -> None:
     # `history --db empty.sqlite` turned a zero-byte file into a 48 KB database
     empty = tmp_path / "empty.sqlite"
