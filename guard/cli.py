@@ -332,12 +332,26 @@ def main(argv: list[str] | None = None) -> int:
             raise
         from .reporting.console import print_error
 
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `perfguard`: the help, as is
+            sys.stderr.write(exc.format_message() + "\n")  # type: ignore[attr-defined]
+            return 2
         # one line like every other error, with where to look (click printed three)
         context = getattr(exc, "ctx", None)
-        command = getattr(context, "command_path", "perfguard")
+        command = getattr(context, "command_path", None) or _command_path(argv)
         print_error(f"{exc.format_message()} (see {command} --help)")  # type: ignore[attr-defined]
         return 2
     return code if isinstance(code, int) else 0
+
+
+def _command_path(argv: list[str] | None) -> str:
+    """``perfguard VERB`` for the verb the arguments name (typer's parse errors carry no
+    context), else ``perfguard``."""
+    import typer.main
+
+    args = sys.argv[1:] if argv is None else argv
+    verb = next((a for a in args if not a.startswith("-")), None)
+    verbs = getattr(typer.main.get_command(app), "commands", {})
+    return f"perfguard {verb}" if verb in verbs else "perfguard"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..defaults import CONFIDENCE
 from ..errors import FormatError
-from ..formats._common import decode_json, shown
+from ..formats._common import decode_json, lone_surrogate, shown
 from ..modeling.pmnf import Factor, Model, Term
 from .verdicts import SCHEMA, CheckReport, Reason, Verdict, VerdictName
 
@@ -54,6 +54,9 @@ class _Reader:
             raise self.fail(where, f"expected a string, got {shown(value)}")
         if len(value) > _MAX_TEXT:
             raise self.fail(where, f"{len(value)} characters; at most {_MAX_TEXT}")
+        bad = lone_surrogate(value)
+        if bad is not None:
+            raise self.fail(where, f"holds {bad}, a lone surrogate, not text")
         return value
 
     def number(self, value: Any, where: str, optional: bool = False) -> float | None:

@@ -128,11 +128,11 @@ def _check_text(mset: MeasurementSet, path: str) -> None:
 
 
 def _unicode(text: str, where: str, path: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        bad = f"\\u{ord(text[exc.start]):04x}"
-        raise FormatError(f"{where} holds {bad}, a lone surrogate, not text", path) from None
+    from ._common import lone_surrogate
+
+    bad = lone_surrogate(text)
+    if bad is not None:
+        raise FormatError(f"{where} holds {bad}, a lone surrogate, not text", path)
 
 
 MAX_FILE = 2**30  # bytes of one measurement file: more is not a study, and would fill memory

@@ -165,3 +165,13 @@ def shown(value: Any) -> str:
     """A value as JSON for a message, cut to 40 characters ("null", not "NoneType")."""
     text = json.dumps(value, ensure_ascii=False, default=repr)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def lone_surrogate(text: str) -> str | None:
+    """``\\ud800`` where ``text`` holds a lone surrogate (JSON's "\\ud800" decodes to one,
+    and no terminal, JSON output or report can write it), else None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"\\u{ord(text[exc.start]):04x}"
+    return None

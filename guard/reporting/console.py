@@ -147,7 +147,7 @@ def print_predictions(
 
     console = out()
     for predictor, rows in results:
-        for line in model_summary(predictor).splitlines():
+        for line in model_summary(predictor).split("\n"):
             console.print(escape(one_line(line)), soft_wrap=True)
         if rows:
             console.print(predictions_table(predictor, rows))

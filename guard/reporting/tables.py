@@ -123,6 +123,7 @@ def _table(columns: Sequence[Column], widths: Sequence[int], header_style: str) 
 
 _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
 _CONTROLS.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+_CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})  # line breaks to str.splitlines
 
 
 def one_line(text: str) -> str:
@@ -135,8 +136,12 @@ def one_line(text: str) -> str:
 
 def _text(cell: str | Text) -> Text:
     """User text is never rich markup: ``test_sort[kind=list]`` stays as written, and on
-    one line."""
-    return cell if isinstance(cell, Text) else Text(one_line(cell))
+    one line, its control characters written out."""
+    if isinstance(cell, Text):
+        return (
+            cell if one_line(cell.plain) == cell.plain else Text(one_line(cell.plain), cell.style)
+        )
+    return Text(one_line(cell))
 
 
 def _blocks(columns: Sequence[Column], width: int) -> Group:

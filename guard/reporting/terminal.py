@@ -10,7 +10,7 @@ from rich.text import Text
 from .. import numbers
 from ..checking.verdicts import CheckReport, Verdict
 from .summary import class_text, decisive_probability
-from .tables import Column, fit
+from .tables import Column, fit, one_line
 
 __all__ = ["STYLES", "verdict_table"]
 
@@ -26,7 +26,7 @@ def verdict_table(
     vs = report.verdicts
     metrics = len({v.metric for v in vs}) > 1
     columns = [
-        Column("kernel", tuple(Text(v.kernel) for v in vs)),
+        Column("kernel", tuple(Text(one_line(v.kernel)) for v in vs)),
         Column("verdict", tuple(Text(v.verdict, style=STYLES[v.verdict]) for v in vs)),
         Column("expected", tuple(v.expectation or "-" for v in vs)),
         Column(
@@ -49,7 +49,7 @@ def verdict_table(
         Column("P(worse)", tuple(_probability(v) for v in vs), numeric=True, drop=2),
     ]
     if metrics:
-        columns.insert(1, Column("metric", tuple(Text(v.metric) for v in vs)))
+        columns.insert(1, Column("metric", tuple(Text(one_line(v.metric)) for v in vs)))
     if report.target:
         where = ", ".join(numbers.at(k, x) for k, x in report.target.items())
         columns.append(

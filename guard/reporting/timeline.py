@@ -9,7 +9,7 @@ from rich.text import Text
 
 from .. import numbers
 from ..history import TimelineRow
-from .tables import Column, fit
+from .tables import Column, fit, one_line
 from .terminal import STYLES
 
 __all__ = ["timeline_table"]
@@ -45,10 +45,10 @@ def _key(row: TimelineRow) -> tuple[str, str]:
 def _cells(row: TimelineRow, first: bool, changed: bool) -> list[Text]:
     """Kernel and metric only on a kernel's first row; user text never read as markup."""
     return [
-        Text(row.kernel if first else ""),
-        Text(row.metric if first else ""),
+        Text(one_line(row.kernel) if first else ""),
+        Text(one_line(row.metric) if first else ""),
         Text((row.commit[:7] + ("+" if row.dirty else "")) if row.commit else "-"),
-        Text(row.branch or "-"),
+        Text(one_line(row.branch or "-")),
         Text(row.measured_at[:10]),
         Text(row.complexity or "-", style="bold yellow" if changed else ""),
         Text(row.verdict or "-", style=STYLES.get(row.verdict or "", "dim")),

@@ -271,3 +271,44 @@ def test_ctrl_c_that_escapes_a_verb_says_aborted(monkeypatch, capsys):
 def test_h_is_help():
     done = perfguard("model", "-h")
     assert done.returncode == 0 and done.stdout.startswith("Usage: perfguard model")
+
+
+def test_control_characters_in_a_table_cell_are_written_out(tmp_path):
+    # short names fit the boxed table, whose cells printed ESC raw and split "a\n::error::x"
+    # over two rows; rich dropped BEL without a trace
+    from guard.measurements import Kernel, MeasurementSet, Point
+
+    points = tuple(Point((float(n),), (n * 1e-6, n * 1.01e-6)) for n in (8, 16, 32, 64, 128))
+    names = ("red\x1b[31mRED", "t\x1b]0;title\x07x", "a\n::error::x", "u\u2028::error::y")
+    path = tmp_path / "m.json"
+    kernels = tuple(Kernel(name, "time", points) for name in names)
+    path.write_text(json.dumps(MeasurementSet(("n",), kernels).to_json()))
+    done = perfguard("check", path, env={"COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout and "\u2028" not in done.stdout
+    for shown in (
+        "red\\x1b[31mRED",
+        "t\\x1b]0;title\\x07x",
+        "a\\n::error::x",
+        "u\\u2028::error::y",
+    ):
+        assert f"│ {shown}" in done.stdout, done.stdout
+
+
+def test_a_verdicts_file_with_a_lone_surrogate_is_one_line(tmp_path):
+    doc = json.loads(perfguard("check", CAND, "--json").stdout)
+    doc["kernels"][0]["kernel"] = "\ud800"
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps(doc))
+    done = perfguard("report", path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "kernels[0].kernel: holds \\ud800, a lone surrogate" in done.stderr
+
+
+def test_bare_perfguard_prints_its_help_and_errors_name_the_verb():
+    bare = perfguard()
+    assert bare.returncode == 2 and bare.stderr.startswith("Usage: perfguard [OPTIONS] COMMAND")
+    assert "\\n" not in bare.stderr and "\n  check" in bare.stderr
+    missing = perfguard("check", CAND, "-e")
+    assert missing.returncode == 2
+    assert missing.stderr.endswith("requires an argument. (see perfguard check --help)\n")
