@@ -17,11 +17,11 @@ _POW2_FROM = 1024  # powers of two from 2^10 read better as 2^k than as digits
 
 
 def size(value: float, powers_of_two: bool = False) -> str:
-    """A parameter value: ``1000000``, ``2^20`` (with ``powers_of_two``), ``0.5``."""
+    """A parameter value: ``1000000``, ``2^20`` (with ``powers_of_two``), ``0.5``, ``1e300``."""
     v = float(value)
     if not math.isfinite(v):
         return str(v)
-    if v.is_integer():
+    if v.is_integer() and abs(v) < 1e21:  # 2^64 exact; 1e300 not as 301 digits
         n = int(v)
         if powers_of_two and n >= _POW2_FROM and n & (n - 1) == 0:
             return f"2^{n.bit_length() - 1}"

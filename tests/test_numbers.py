@@ -42,3 +42,9 @@ def test_a_probability_reads_the_same_in_the_table_and_the_reasons():
     assert numbers.probability(0.0) == "0.0%"
     verdict = Verdict("k", "time", "inconclusive", probabilities={"regression": 0.84457})
     assert _probability(verdict) == "84.4%"
+
+
+def test_a_huge_size_is_not_written_out_in_full():
+    # --predict p=1e300 labelled its column with a 301-digit integer
+    assert numbers.size(1e300) == "1e300"
+    assert numbers.size(2.0**64) == "18446744073709551616"  # exact sizes stay exact
