@@ -23,7 +23,7 @@ MAX_POINTS = 16  # doubling sizes 2^6..2^21 all shown
 PALETTE = (("#1f77b4", "🟦"), ("#ff7f0e", "🟧"), ("#2ca02c", "🟩"), ("#9467bd", "🟪"))
 _PREFIXES = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
 # ; ends a mermaid statement; %%{...}%% is a directive anywhere in the diagram's text
-_UNSAFE = re.compile(r"[`<>;%{}\\\x00-\x1f\x7f]")
+_UNSAFE = re.compile(r"[`<>;%{}\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _LABEL_LENGTH = 60
 
 

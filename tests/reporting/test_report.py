@@ -422,3 +422,12 @@ def test_a_chart_label_holds_no_mermaid_directive():
 
     text = label("%%{init: {'theme':'dark', 'themeCSS': 'x'}}%% sort; `a` <b>")
     assert not set(text) & set("%{};`<>") and "sort" in text
+
+
+def test_a_chart_label_holds_no_control_character():
+    # C1 controls (\x9b is CSI) and U+2028 reached the chart titles of the markdown report
+    from guard.reporting.charts import label
+
+    text = label("a\x9bb\x1b[31mc\u2028d\x85e")
+    assert not any(0x7F <= ord(c) <= 0x9F or ord(c) < 0x20 or c in "\u2028\u2029" for c in text)
+    assert text.startswith("a b")
