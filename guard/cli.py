@@ -261,7 +261,8 @@ def ci_cmd(
 
     In GitHub Actions it writes the job summary, step outputs and ::error annotations
     and upserts one pull-request comment. Exit codes: 0 pass, 1 a scalability bug of
-    the kind --fail-on names, 2 usage/config/input error, 3 a benchmark failed to run.
+    the kind --fail-on names, 2 usage/config/input error, 3 a benchmark failed to run,
+    130 interrupted.
     """
     from .app import ci as app_ci
     from .github import actions_context

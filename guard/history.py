@@ -531,6 +531,8 @@ def _errors(path: Path) -> Iterator[None]:
             text = f"not a perfguard history database, or damaged ({text})"
         elif "locked" in text or "busy" in text:
             text = f"{text}: another perfguard held it for over {BUSY_TIMEOUT_S:g} s"
+        elif "readonly" in text:  # the -shm and -wal files beside it count too
+            text = f"{text} (it, its folder and its -wal and -shm files must be writable)"
         raise HistoryError(text, path) from None
 
 

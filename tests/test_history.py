@@ -536,3 +536,14 @@ def test_a_shallow_clone_says_git_cannot_tell_rather_than_no_ancestor(
         run, note = history.baseline_for("main", shallow)
     assert run.id == parent
     assert "git cannot tell whether it is an ancestor" in note and "not an ancestor" not in note
+
+
+def test_a_read_only_history_names_the_files_that_must_be_writable(tmp_path: Path) -> None:
+    # after a failed write the -shm file stayed read-only: fixing the file alone did not help
+    import sqlite3
+
+    from guard.history import _errors
+
+    with pytest.raises(HistoryError, match="its -wal and -shm files must be writable"):
+        with _errors(tmp_path / "h.sqlite"):
+            raise sqlite3.OperationalError("attempt to write a readonly database")

@@ -366,7 +366,12 @@ def _baseline(
         return load_measurements(path), f"baseline: {path}"
     ref = options.baseline_ref or (_branch_baseline(context) if context is not None else None)
     if not ref or not options.db.exists():
-        why = "no --baseline or --baseline-ref" if not ref else f"no history at {options.db}"
+        why = (
+            "no --baseline, --baseline-ref or --baseline-commit; outside GitHub Actions name "
+            "one, e.g. --baseline-ref main"
+            if not ref
+            else f"no history at {options.db}"
+        )
         return None, f"no baseline ({why}): checking the expectations only"
     try:  # no usable baseline -- none recorded, a damaged or newer history -- is a note:
         # the expectations are still checked and shown, and storing says what went wrong

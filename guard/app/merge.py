@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
+from ..measurements import MeasurementSet
 from ..numbers import counted
 from .inputs import check_format, check_writable, load
 
@@ -62,5 +63,23 @@ def merge(inputs: tuple[Path, ...], output: Path, format: str | None = None) -> 
     merged = merge_sets(sets)
     save(merged, output)
     points = sum(len(k.points) for k in merged.kernels)
-    notes = tuple(note for _, mset in sets for note in mset.notes)
+    notes = tuple(note for _, mset in sets for note in mset.notes) + _shared_kernels(sets)
     return MergeOutcome(len(inputs), len(merged.kernels), points, output, notes)
+
+
+def _shared_kernels(sets: list[tuple[str, MeasurementSet]]) -> tuple[str, ...]:
+    """A note on kernels more than one file measured: their repetitions were joined, which
+    is right for repeated runs and wrong for a shard given twice (a retried matrix job)."""
+    where: dict[tuple[str, str], list[str]] = {}
+    for path, mset in sets:
+        for kernel in mset.kernels:
+            where.setdefault(kernel.key, []).append(path)
+    shared = [(key, paths) for key, paths in where.items() if len(paths) > 1]
+    if not shared:
+        return ()
+    (name, metric), paths = shared[0]
+    more = f" and {len(shared) - 1} more" if len(shared) > 1 else ""
+    return (
+        f"{name} ({metric}){more} measured in {' and '.join(paths)}: their repetitions were "
+        "joined; shards of one run share no kernel, so if a shard was given twice, give it once",
+    )

@@ -10,6 +10,7 @@ name the key path (``kernels[3].reasons[0].message``).
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
@@ -91,8 +92,8 @@ class _Reader:
 
 def load_report(path: Path) -> CheckReport:
     """A saved ``verdicts@1`` file (``perfguard check --json``), validated."""
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # "-": standard input (perfguard check --json | perfguard report -)
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise FormatError("not UTF-8 text: expected perfguard/verdicts@1 JSON", str(path)) from None
     except OSError as exc:

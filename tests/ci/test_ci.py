@@ -391,3 +391,15 @@ def test_a_push_compares_with_the_run_of_the_commit_before(tmp_path: Path) -> No
     again = perfguard(*args, "--fail-on", "regression", cwd=tmp_path, env=env)
     assert again.returncode == 1, again.stdout + again.stderr
     assert f"of an ancestor on main, {first[:7]}" in again.stdout
+
+
+def test_a_local_run_without_a_baseline_says_how_to_name_one(tmp_path: Path) -> None:
+    # "no baseline (no --baseline or --baseline-ref)": a local run never compares with the
+    # history unless told which branch, and --baseline-commit went unmentioned
+    project(tmp_path, 1.0)
+    done = outside_actions(tmp_path, "--comment", "never", "--no-store")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "no baseline (no --baseline, --baseline-ref or --baseline-commit; outside GitHub "
+        "Actions name one, e.g. --baseline-ref main)" in done.stdout + done.stderr
+    )

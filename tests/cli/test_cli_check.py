@@ -312,3 +312,20 @@ def test_bare_perfguard_prints_its_help_and_errors_name_the_verb():
     missing = perfguard("check", CAND, "-e")
     assert missing.returncode == 2
     assert missing.stderr.endswith("requires an argument. (see perfguard check --help)\n")
+
+
+def test_report_reads_standard_input():
+    # perfguard check --json | perfguard report -: "-: cannot read: No such file"
+    import subprocess
+    import sys
+
+    saved = perfguard("check", CAND, "--json").stdout
+    done = subprocess.run(
+        [sys.executable, "-m", "guard.cli", "report", "-"],
+        input=saved,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "dedupe" in done.stdout

@@ -362,3 +362,17 @@ def test_a_benchmark_stopped_short_by_the_size_limit_is_named_once(tmp_path: Pat
     assert done.returncode == 3, done.stderr
     assert done.stderr.count("are needed to tell classes apart") == 1
     assert "too-few-sizes slow: measured" in done.stderr
+
+
+def test_merge_says_when_files_share_a_kernel(tmp_path: Path) -> None:
+    # a shard uploaded twice by a retried matrix job doubled its repetitions without a word
+    doc = (
+        '{{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": [{{"name": '
+        '"k", "metric": "time", "points": [{{"at": {{"n": 1}}, "values": [{0}, 1.1]}}]}}]}}'
+    )
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(doc.format(1.0))
+    b.write_text(doc.format(1.05))
+    done = perfguard("merge", a, b, "-o", tmp_path / "m.json")
+    assert done.returncode == 0, done.stderr
+    assert f"k (time) measured in {a} and {b}: their repetitions were joined" in done.stderr
