@@ -64,8 +64,10 @@ def value(f: np.ndarray, x: float, y: float) -> float:
     return float(f[2] + (tx * ty / f[4] if f[5] else tx + ty))
 
 
-def run(fs: np.ndarray, design: list[tuple[float, float]], noise: float, seed: int) -> np.ndarray:
-    """Relative errors (F, targets) of the default modeler's models."""
+def measured(
+    fs: np.ndarray, design: list[tuple[float, float]], noise: float, seed: int
+) -> MeasurementSet:
+    """Each function measured at the design's points, five repetitions each, seeded."""
     rng = np.random.default_rng(seed)
     kernels = []
     for i, f in enumerate(fs):
@@ -74,7 +76,12 @@ def run(fs: np.ndarray, design: list[tuple[float, float]], noise: float, seed: i
             reps = value(f, *at) * (1 + rng.uniform(-noise / 2, noise / 2, 5))
             points.append(Point(at, tuple(float(v) for v in reps)))
         kernels.append(Kernel(f"f{i}", "time", tuple(points)))
-    result = model_measurements(MeasurementSet(("x", "y"), tuple(kernels)))
+    return MeasurementSet(("x", "y"), tuple(kernels))
+
+
+def run(fs: np.ndarray, design: list[tuple[float, float]], noise: float, seed: int) -> np.ndarray:
+    """Relative errors (F, targets) of the default modeler's models."""
+    result = model_measurements(measured(fs, design, noise, seed))
     models = {m.kernel: m for m in result.models}
     out = np.full((len(fs), len(TARGETS)), np.inf)
     for i, f in enumerate(fs):
@@ -90,19 +97,10 @@ def coverage(
     fs: np.ndarray, design: list[tuple[float, float]], noise: float, seed: int
 ) -> list[str]:
     """Per target: % of true values inside the stated 90% interval, and the median width."""
-    rng = np.random.default_rng(seed)
-    kernels = []
-    for i, f in enumerate(fs):
-        points = []
-        for at in design:
-            reps = value(f, *at) * (1 + rng.uniform(-noise / 2, noise / 2, 5))
-            points.append(Point(at, tuple(float(v) for v in reps)))
-        kernels.append(Kernel(f"f{i}", "time", tuple(points)))
+    mset = measured(fs, design, noise, seed)
     cells = []
     for x, y in TARGETS:
-        result = model_measurements(
-            MeasurementSet(("x", "y"), tuple(kernels)), predict_at={"x": x, "y": y}
-        )
+        result = model_measurements(mset, predict_at={"x": x, "y": y})
         inside, widths = [], []
         for m in result.models:
             detail = m.extra("prediction")
