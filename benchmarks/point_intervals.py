@@ -29,9 +29,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from protocol004 import COMBOS, grid, multi_parameter_functions, noisy_values, plus_points  # noqa: E402
+from protocol004 import COMBOS, design_set, multi_parameter_functions, plus_points  # noqa: E402
 
-from guard.measurements import Kernel, MeasurementSet, Point  # noqa: E402
 from guard.modeling import model_measurements  # noqa: E402
 
 LEVELS = (2, 5, 10, 20, 50)
@@ -44,25 +43,12 @@ def synthetic(seed: int, count: int, design: str, reps: int, level: int) -> tupl
     widths: list[float] = []
     for combo, kinds in enumerate(COMBOS[2][:2]):
         fns = multi_parameter_functions(2, count, np.random.default_rng([seed, 4, 2, combo]))
-        at = grid(kinds)
-        if design == "cross":
-            at = at[(at[:, 0] == at[0, 0]) | (at[:, 1] == at[0, 1])]
         rng = np.random.default_rng([seed, 4, 2, combo, level, reps])
-        kernels = tuple(
-            Kernel(
-                f"f{i}",
-                "time",
-                tuple(
-                    Point(tuple(a), tuple(v))
-                    for a, v in zip(at, noisy_values(fn, at, level, rng)[:, :reps])
-                ),
-            )
-            for i, fn in enumerate(fns)
-        )
+        mset = design_set(fns, kinds, design, level, reps, rng, PARAMS)
         plus = plus_points(kinds)
         for k in (0, 3):  # P+1, the nearest, and P+4, the farthest
             point = {p: float(plus[k, j]) for j, p in enumerate(PARAMS)}
-            result = model_measurements(MeasurementSet(PARAMS, kernels), predict_at=point)
+            result = model_measurements(mset, predict_at=point)
             for m in result.models:
                 detail = m.extra("prediction")
                 if detail is None:

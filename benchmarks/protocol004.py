@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from guard.measurements import Kernel, MeasurementSet, Point
 from guard.modeling.synthetic import CLASSES
 
 __all__ = [
@@ -172,3 +173,31 @@ def noisy_values(
     half = level / 200.0
     factors = 1.0 + rng.uniform(-half, half, size=(len(at), REPETITIONS))
     return fn(at)[:, None] * factors
+
+
+def design_set(
+    fns: list[Function],
+    kinds: tuple[str, ...],
+    design: str,
+    level: float,
+    reps: int,
+    rng: np.random.Generator,
+    parameters: tuple[str, ...] = ("x1", "x2"),
+) -> MeasurementSet:
+    """Kernels ``f0``, ``f1``, ... of ``fns`` measured on the full grid of ``kinds`` or
+    (``design="cross"``) on the lines through its first corner, ``reps`` repetitions each."""
+    at = grid(kinds)
+    if design == "cross":
+        at = at[(at[:, 0] == at[0, 0]) | (at[:, 1] == at[0, 1])]
+    kernels = tuple(
+        Kernel(
+            f"f{i}",
+            "time",
+            tuple(
+                Point(tuple(a), tuple(v))
+                for a, v in zip(at, noisy_values(fn, at, level, rng)[:, :reps])
+            ),
+        )
+        for i, fn in enumerate(fns)
+    )
+    return MeasurementSet(parameters, kernels)

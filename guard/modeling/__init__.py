@@ -14,13 +14,28 @@ import numpy as np
 from ..errors import UsageError
 from ..measurements import Kernel, MeasurementSet, kernel_problems
 from .adaptive import AdaptiveModeler
-from .analysis import EvidenceModeler, LineEvidence, fits_of, kernel_lines, lead, line_evidence
+from .analysis import (
+    EvidenceModeler,
+    LineEvidence,
+    by_group,
+    fits_of,
+    kernel_lines,
+    lead,
+    line_evidence,
+)
 from .confidence import Prediction, confidences, predictions
-from .details import ClassConfidence, DriftDetail, NoiseDetail, PredictionDetail
+from .details import (
+    ClassConfidence,
+    DriftDetail,
+    NoiseDetail,
+    ParameterConfidence,
+    PredictionDetail,
+)
 from .drift import find_drift
 from .evidence import CLASSES, Evidence, EvidenceSettings
 from .exhaustive import ExhaustiveModeler
 from .growth import falls_json, growth_json
+from .lines import Line
 from .multi_parameter import model_multi_parameter
 from .noise import (
     median_error,
@@ -182,6 +197,8 @@ def _analyze(
             models[key] = _with_marks(models[key], ls)
             if len(params) > 1:
                 by_kernel[key] = _shown_as_modelled(models[key], ls)
+    if len(params) > 1:
+        _add_parameter_confidence(models, by_kernel)
     return [
         KernelAnalysis(k, by_kernel.get(k.key, ()), models.get(k.key), problems[k.key])
         for k in mset.kernels
@@ -206,6 +223,38 @@ def _shown_as_modelled(model: Model, lines: tuple[LineEvidence, ...]) -> tuple[L
         dataclasses.replace(le, shown=index.get(model.lead_order(le.parameter), le.shown))
         for le in lines
     )
+
+
+def _add_parameter_confidence(
+    models: dict[tuple[str, str], Model],
+    lines: Mapping[tuple[str, str], tuple[LineEvidence, ...]],
+) -> None:
+    """Each model of several parameters gains how sure its class is in each parameter: the
+    probability its line gives the model's class (``parameter_confidence``). None where a
+    line grows beyond every class, or the model's class in a parameter is not one of the
+    classes a line weighs."""
+    index = {order: i for i, order in enumerate(CLASSES)}
+    wanted = [
+        (key, le, models[key].lead_order(le.parameter))
+        for key, ls in lines.items()
+        if key in models and len(ls) > 1 and not models[key].extra("growth")
+        for le in ls
+    ]
+    confs: dict[tuple[str, str], list[tuple[ClassConfidence, Line]]] = defaultdict(list)
+    for members in by_group([le for _, le, _ in wanted]).values():
+        group = wanted[members[0]][1].group
+        sub = group.rows([wanted[i][1].row for i in members])
+        orders = [wanted[i][2] for i in members]
+        for i, conf in zip(members, confidences(sub, orders)):
+            key, le, order = wanted[i]
+            if order in index:
+                confs[key].append((ClassConfidence(le.parameter, conf), le.line))
+    for key, found in confs.items():
+        if len(found) == len(lines[key]):
+            detail = ParameterConfidence(*map(tuple, zip(*found)))
+            models[key] = dataclasses.replace(
+                models[key], extras={**models[key].extras, "parameter_confidence": detail}
+            )
 
 
 def _with_marks(model: Model, lines: tuple[LineEvidence, ...]) -> Model:

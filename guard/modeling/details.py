@@ -16,9 +16,16 @@ from typing import Any
 
 from .confidence import Confidence, Prediction
 from .evidence import CLASSES
+from .lines import Line
 from .pmnf import Factor, fraction_text
 
-__all__ = ["NoiseDetail", "ClassConfidence", "DriftDetail", "PredictionDetail"]
+__all__ = [
+    "NoiseDetail",
+    "ClassConfidence",
+    "ParameterConfidence",
+    "DriftDetail",
+    "PredictionDetail",
+]
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,11 @@ class ClassConfidence:
             for c in self.confidence.classes
         ]
 
+    def others(self, order: tuple[Fraction, Fraction]) -> list[tuple[str, float]]:
+        """``shares`` without the class of ``order`` (the one a model shows)."""
+        shown = _order_json(self.parameter, order)["complexity"]
+        return [(c, p) for c, p in self.shares() if c != shown]
+
     def _entry(self, index: int, order: tuple[Fraction, Fraction]) -> dict[str, str]:
         if index >= 0:
             return _class_table(self.parameter)[index]
@@ -81,6 +93,21 @@ class ClassConfidence:
                 {**self._entry(c.index, c.order), "probability": c.probability}
                 for c in self.confidence.classes
             ],
+        }
+
+
+@dataclass(frozen=True)
+class ParameterConfidence:
+    """A model of several parameters: how sure its class is in each parameter, read off
+    that parameter's line (the probability of the model's class there, and the others)."""
+
+    parameters: tuple[ClassConfidence, ...]
+    lines: tuple[Line, ...]  # the line each was read off, in the same order
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            c.parameter: {**c.to_json(), "line": {"at": dict(line.at), "sizes": list(line.x)}}
+            for c, line in zip(self.parameters, self.lines)
         }
 
 

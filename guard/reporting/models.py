@@ -12,7 +12,13 @@ from rich.markup import escape
 from .. import numbers
 from ..defaults import PREDICTION_LEVEL
 from ..modeling import ModelingResult
-from ..modeling.details import ClassConfidence, DriftDetail, NoiseDetail, PredictionDetail
+from ..modeling.details import (
+    ClassConfidence,
+    DriftDetail,
+    NoiseDetail,
+    ParameterConfidence,
+    PredictionDetail,
+)
 from ..modeling.evidence import FEW_POINTS, FEW_POINTS_QUANTILE
 from ..modeling.growth import misfit_model, predicts_nothing
 from ..modeling.pmnf import Model
@@ -76,12 +82,19 @@ def _sure(m: Model) -> str:
     so never 100% (``>99%``; check's reasons say ``>99.9%`` or the digit)."""
     growth = m.extra("growth")
     conf: ClassConfidence | None = m.extra("confidence")
+    each: ParameterConfidence | None = m.extra("parameter_confidence")
     if growth:
-        p = growth["probability"]
-    elif conf is None or misfit_model(m):
+        return _percent(growth["probability"])
+    if misfit_model(m):
         return "-"
-    else:
-        p = conf.probability
+    if conf is not None:
+        return _percent(conf.probability)
+    if each is not None:  # several parameters: each one's line
+        return ", ".join(f"{c.parameter} {_percent(c.probability)}" for c in each.parameters)
+    return "-"
+
+
+def _percent(p: float) -> str:
     return ">99%" if p >= 0.99 else f"{math.floor(p * 100)}%"
 
 
@@ -205,6 +218,9 @@ def _misfit(m: Model) -> str:
 
 
 def _advice(m: Model) -> str | None:
+    each: ParameterConfidence | None = m.extra("parameter_confidence")
+    if each is not None:
+        return _parameter_advice(m, each)
     conf: ClassConfidence | None = m.extra("confidence")
     detail: NoiseDetail | None = m.extra("noise_detail")
     noise = detail.robust if detail is not None else None
@@ -251,6 +267,28 @@ def _advice(m: Model) -> str | None:
         "or measure a wider range of sizes"
     )
     return " ".join(parts)
+
+
+def _parameter_advice(m: Model, each: ParameterConfidence) -> str | None:
+    """The parameters of a model of several whose class their line leaves unsure."""
+    unsure = [(c, line) for c, line in zip(each.parameters, each.lines) if c.probability < UNSURE]
+    if not unsure:
+        return None
+    parts = []
+    for c, line in unsure:
+        others = [f"{name} {p:.0%}" for name, p in c.others(m.lead_order(c.parameter))][:3]
+        told = f" ({', '.join(others)})" if others else ""
+        at = ", ".join(numbers.at(p, v) for p, v in line.at)
+        span = f"{numbers.size(line.x[0])}..{numbers.size(line.x[-1])}"
+        parts.append(
+            f"its class in {c.parameter} is only {_percent(c.probability)} likely{told} on "
+            f"its longest line of {c.parameter} ({len(line.x)} sizes, {span}, at {at})"
+        )
+    names = " and ".join(c.parameter for c, _ in unsure)
+    return (
+        "; ".join(parts)
+        + f": measure more sizes of {names}, over a wider range, each repeated, to decide"
+    )
 
 
 def _worst(detail: NoiseDetail) -> str:
