@@ -14,6 +14,7 @@ from .inputs import (
     load,
     load_optional_config,
     naming_held,
+    require_kernels,
     write_text,
 )
 from .run import Measure, measure_config, measured_exit
@@ -75,7 +76,7 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
     reading = (request.format, request.scaling, request.inclusive)
     baseline = load(base_path, *_baseline_reading(base_path, reading)) if base_path else None
     if request.current is not None:
-        current = load(request.current, *reading)
+        current = require_kernels(load(request.current, *reading), request.current)
     else:
         assert cfg is not None  # checked above
         current = measure_config(cfg, measure)

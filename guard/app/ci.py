@@ -46,6 +46,7 @@ from ..measurements import MeasurementSet
 from ..reporting.markdown import render_markdown, render_report
 from ..reporting.summary import shown_reasons
 from .departures import analytical_facts
+from .inputs import require_kernels
 from .run import Measure, measure_config, measured_exit
 from .settings import CheckFlags, check_options
 
@@ -204,7 +205,7 @@ def _failed_on(v: Verdict) -> str:
 
 def _current(options: CiOptions, config: Config, measure: Measure) -> MeasurementSet:
     if options.measurements is not None:
-        return load_measurements(options.measurements)
+        return require_kernels(load_measurements(options.measurements), options.measurements)
     return measure_config(config, measure)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..defaults import CONFIG_PATH, FORMAT_NAMES
-from ..errors import PerfguardError, UsageError
+from ..errors import FormatError, PerfguardError, UsageError
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -32,6 +32,19 @@ def load(
     from ..formats import load as load_any
 
     return load_any(path, format, scaling, inclusive)
+
+
+def require_kernels(mset: MeasurementSet, path: Path) -> MeasurementSet:
+    """``mset`` read from ``path``, refused when it holds no kernel: a gate must not pass
+    on nothing."""
+    if not mset.kernels:
+        raise FormatError(
+            "holds no kernels: nothing to judge, and a gate must not pass on nothing (was "
+            "it written by a run that selected no benchmark, or is it one shard of several? "
+            "merge the shards first)",
+            str(path),
+        )
+    return mset
 
 
 @contextmanager

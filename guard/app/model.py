@@ -49,6 +49,8 @@ class ModelOutcome:
         return ModelingError.exit_code if self.empty else 0
 
     def raise_if_empty(self) -> None:
+        if self.empty and not any(r.skipped for _, r in self.results):
+            raise ModelingError("the input holds no kernels: nothing to model")
         if self.empty:
             raise ModelingError("no kernel could be modelled (see the reasons above)")
 

@@ -123,12 +123,25 @@ class KernelTable:
         )
 
 
-def build_set(parameters: list[str], kernels: tuple[Kernel, ...], path: str) -> MeasurementSet:
-    """A MeasurementSet, with the model's own validation turned into a FormatError."""
+def build_set(
+    parameters: list[str], kernels: tuple[Kernel, ...], path: str, line: int | None = None
+) -> MeasurementSet:
+    """A MeasurementSet, with the model's own validation turned into a FormatError.
+
+    A file of Extra-P's formats without a single kernel is refused (``line``: where its
+    last declaration was): a gate given a cut or empty profile must not pass on nothing."""
     try:
-        return MeasurementSet(tuple(parameters), kernels)
+        mset = MeasurementSet(tuple(parameters), kernels)
     except ValueError as exc:
         raise FormatError(str(exc), path) from None
+    if not kernels:
+        raise FormatError(
+            "the file holds no measurements (no kernel with values): was it cut short, or "
+            "written before the run finished?",
+            path,
+            line,
+        )
+    return mset
 
 
 def require_every_point(

@@ -56,6 +56,7 @@ class _Reader:
         self.index = 0
         self.kernels: dict[tuple[str, str], list[Point]] = {}
         self.first_data: dict[tuple[str, str], int] = {}
+        self.declared: int | None = None  # the line of a REGION no DATA has followed yet
         self.handlers: dict[str, Callable[[str], None]] = {
             "PARAMETER": self.parameter,
             "POINTS": self.points_line,
@@ -125,11 +126,26 @@ class _Reader:
         if not rest:
             raise self.fail("METRIC needs a name, e.g. 'METRIC time'")
         self.metric, self.index = rest, 0
+        if self.declared is not None:  # REGION, then METRIC, then its DATA
+            self.declared = self.line
 
     def region_line(self, rest: str) -> None:
         if not rest:
             raise self.fail("REGION needs a call path, e.g. 'REGION main'")
+        self.without_data()
         self.region, self.index = rest, 0
+        self.declared = self.line
+
+    def without_data(self) -> None:
+        """The REGION declared last got no DATA line before the next REGION or the end."""
+        if self.declared is not None and self.points:
+            raise FormatError(
+                f"region {self.region!r} metric {self.metric!r} has no DATA lines for its "
+                f"{len(self.points)} POINTS; give one DATA line per point, or remove the "
+                "REGION (was the file cut short?)",
+                self.path,
+                self.declared,
+            )
 
     def data(self, rest: str) -> None:
         if not self.points:
@@ -145,6 +161,7 @@ class _Reader:
                 f"region {key[0]!r} metric {key[1]!r} already has DATA lines (line "
                 f"{self.first_data[key]}); keep all of a kernel's DATA lines in one block"
             )
+        self.declared = None
         values = tuple(self.number(t, "DATA value") for t in rest.split())
         self.kernels.setdefault(key, []).append(Point(self.points[self.index], values))
         self.first_data.setdefault(key, self.line)
@@ -155,6 +172,7 @@ class _Reader:
             raise FormatError(
                 "no PARAMETER line; start the file with e.g. 'PARAMETER n'", self.path
             )
+        self.without_data()
         for (region, metric), points in self.kernels.items():
             if len(points) < len(self.points):
                 raise FormatError(
@@ -167,7 +185,7 @@ class _Reader:
         kernels = tuple(
             Kernel(name, metric, tuple(pts)) for (name, metric), pts in self.kernels.items()
         )
-        return build_set(self.parameters, kernels, self.path)
+        return build_set(self.parameters, kernels, self.path, self.line or None)
 
 
 def _unknown_keyword(keyword: str) -> str:

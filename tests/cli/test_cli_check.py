@@ -329,3 +329,27 @@ def test_report_reads_standard_input():
     )
     assert done.returncode == 0, done.stderr
     assert "dedupe" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        (
+            "empty.json",
+            '{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": []}',
+        ),
+        ("cut.txt", "PARAMETER p\nPOINTS ( 32 ) ( 64 ) ( 128 ) ( 256 )\nREGION r\nMETRIC time\n"),
+        ("none.json", '{"parameters": ["p"], "measurements": {}}'),
+    ],
+)
+def test_a_file_without_kernels_is_exit_2_not_a_pass(
+    tmp_path: Path, name: str, content: str
+) -> None:
+    """A cut or empty profile passed the gate ('pass (no kernels)', exit 0)."""
+    path = tmp_path / name
+    path.write_text(content)
+    result = perfguard("check", path)
+    assert result.returncode == 2, result.stdout
+    assert "pass" not in result.stdout
+    (line,) = result.stderr.strip().splitlines()
+    assert name in line and ("no kernels" in line or "no measurements" in line or "no DATA" in line)

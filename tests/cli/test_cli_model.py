@@ -323,3 +323,11 @@ def test_two_sizes_are_modelled_and_say_that_they_tell_no_class_apart(tmp_path: 
     out = perfguard("model", path)
     assert "2 sizes cannot tell classes apart" in out.stderr
     assert "measure 5 or more sizes" in out.stderr
+
+
+def test_a_file_without_kernels_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text('{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": []}')
+    result = perfguard("model", path)
+    assert result.returncode == 2
+    assert "holds no kernels" in result.stderr and "reasons above" not in result.stderr

@@ -199,6 +199,51 @@ def test_text_fewer_data_lines_than_points_are_refused_as_extrap_does() -> None:
         parse_text(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("PARAMETER p\nPOINTS ( 32 ) ( 64 )\nREGION r\nMETRIC time\n", r"mem\.txt:4: region 'r'"),
+        (
+            "PARAMETER p\nPOINTS 1 2\nREGION a\nREGION b\nDATA 1\nDATA 2\n",
+            r"mem\.txt:3: region 'a'",
+        ),
+        (
+            "PARAMETER p\nPOINTS 1 2\nREGION a\nDATA 1\nDATA 2\nREGION b\n",
+            r"mem\.txt:6: region 'b'",
+        ),
+    ],
+)
+def test_text_region_without_data_is_refused(text: str, where: str) -> None:
+    """A cut profile: a REGION no DATA line follows was read as no kernel at all, and
+    ``check`` passed the file with nothing judged."""
+    with pytest.raises(FormatError, match=where + r" metric 'time' has no DATA lines"):
+        parse_text(text)
+
+
+def test_text_metric_before_region_and_between_blocks_stays_valid() -> None:
+    text = "PARAMETER p\nPOINTS 1 2\nMETRIC time\nREGION a\nDATA 1\nDATA 2\n"
+    text += "METRIC visits\nREGION a\nDATA 3\nDATA 4\nREGION b\nMETRIC time\nDATA 5\nDATA 6\n"
+    assert [(k.name, k.metric) for k in parse_text(text).kernels] == [
+        ("a", "time"),
+        ("a", "visits"),
+        ("b", "time"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("h.txt", "PARAMETER p\nPOINTS ( 32 ) ( 64 )\n"),
+        ("e.json", '{"parameters": ["p"], "measurements": {}}'),
+    ],
+)
+def test_a_file_without_measurements_is_refused(tmp_path: Path, name: str, content: str) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(FormatError, match="holds no measurements"):
+        formats.load(path)
+
+
 def test_talpas_kernel_missing_a_point_is_refused_as_extrap_does() -> None:
     """Extra-P's talpas_10_neg.txt: a kernel without values at a point the others have."""
     lines = [
