@@ -10,7 +10,10 @@ c0 >= 0 and every coefficient > 0.  A hypothesis's class is its highest term.  I
   expected from the repetitions (the point value's standard error, a per-size drift in
   proportion to the repetition noise that repetitions cannot average away, and a floor) is
   trusted as if it came from ``nu`` points, so a misfit far beyond it is heavy-tailed
-  evidence, not certainty.  Without repetitions nothing is known of ``s`` (``nu = 0``): the
+  evidence, not certainty; where even the best hypothesis misses the point values by more
+  than ``misfit_ratio`` times what ``s`` allows (a shape no class has: ``log2(p) - 4`` needs
+  a negative constant), ``nu`` shrinks in proportion, so the least bad class is not called
+  certain.  Without repetitions nothing is known of ``s`` (``nu = 0``): the
   profile likelihood of seed 000's modelers, with a floor for the model's own form;
 * minus half a log(P) per coefficient (the Occam factor of a coefficient);
 * plus a prior that prefers simple classes (the term cost of seed 000's "simpler fraction"
@@ -101,6 +104,8 @@ class EvidenceSettings:
     constant_ratio: float = 10.0  # ... and how much a growing term must beat the constant
     coupling: float = 0.3
     kept_share: float = 0.999
+    misfit_ratio: float = 30.0  # a best fit this many times its expected misfit
+    # (RSS over P - 2 per-point errors squared) trusts the repetitions' error less
     tie: float = 0.0  # log-weight gap within which the simpler class is the one shown
     violation_prior: float = 0.4  # P(a kernel exceeds its declared bound) before measuring
     regression_prior: float = 0.4  # P(a change made a kernel's class grow) before measuring
@@ -448,7 +453,7 @@ def _batch_evidence(
         ]
     )
     coef = _coefficients(const, c0, c1, pair_coef)
-    log_weight, prior = _log_weight(rss, sigma2, error.dof, p, s)
+    log_weight, prior = _log_weight(rss, sigma2, _trusted_dof(error, best_rss, p, s), p, s)
     return Evidence(
         x=x,
         y=y,
@@ -597,6 +602,20 @@ def _pin_invisible(
         np.where(use, rss_min, rss),
         ~(invisible & ~use) & np.isfinite(np.where(use, rss_min, rss)),
     )
+
+
+def _trusted_dof(
+    error: _PointError, best_rss: np.ndarray, p: int, s: EvidenceSettings
+) -> np.ndarray:
+    """How many points' worth the repetitions' per-point error is trusted (K,): ``prior_dof``,
+    shrunk where even the best fit misses the point values by more than ``misfit_ratio``
+    times what that error allows. There no class of the family fits (a negative constant,
+    a step, a sum the single terms cannot follow), and a likelihood that trusts the error
+    would still call the least bad class certain."""
+    expected = max(p - 2, 1) * error.sigma2 * s.misfit_ratio
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shrink = np.where(best_rss > expected, expected / best_rss, 1.0)
+    return error.dof * np.nan_to_num(shrink, nan=1.0)
 
 
 def _log_weight(

@@ -214,3 +214,22 @@ def test_one_outlier_repetition_does_not_change_the_class():
     assert [m.complexity() for m in models] == base
     assert all(m.noise > 1.0 for m in models)  # rrd is thrown by the spike...
     assert all(m.extra("noise_detail").robust < 0.1 for m in models)  # ...robust is not
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.01])
+def test_a_shape_no_class_fits_is_not_claimed_sure(noise: float) -> None:
+    """log2(p) - 4 (a tree's depth beyond 16 ranks) needs a negative constant, which no
+    class of the evidence has: the least bad class (p^0.25 log^2 p, 8% off values whose
+    repetitions agree within 1%) was shown 98% sure."""
+    rng = np.random.default_rng(3)
+    xs = (32.0, 64.0, 128.0, 256.0, 512.0)
+    points = tuple(
+        Point((x,), tuple((np.log2(x) - 4) * (1 + rng.uniform(-noise, noise, 3)))) for x in xs
+    )
+    shifted = tuple(Point(p.at, tuple(v + 4 for v in p.values)) for p in points)
+    mset = MeasurementSet(("p",), (Kernel("depth", "time", points), Kernel("log", "time", shifted)))
+    depth, log = model_measurements(mset).models
+    assert depth.smape > 3  # no class fits: the family has no negative constant
+    assert depth.extra("confidence").probability < 0.5
+    # the same values shifted by +4 are log p, and sure of it
+    assert log.complexity() == "O(log p)" and log.extra("confidence").probability > 0.9
