@@ -14,10 +14,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LEVELS", "cache_sizes", "in_order", "recorded_caches"]
+__all__ = ["LEVELS", "cache_sizes", "in_order", "recorded_caches", "measured_here"]
 
 LEVELS = ("L1d", "L2", "L3")
 SYSFS = Path("/sys/devices/system/cpu/cpu0/cache")
+CPUINFO = Path("/proc/cpuinfo")
 _GETCONF = {"L1d": "LEVEL1_DCACHE_SIZE", "L2": "LEVEL2_CACHE_SIZE", "L3": "LEVEL3_CACHE_SIZE"}
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
@@ -35,6 +36,27 @@ def cache_sizes(
                 if size:
                     found[level] = size
     return {level: found[level] for level in LEVELS if level in found}
+
+
+def measured_here(node: object, cpu: object) -> bool:
+    """Whether another tool's file was written on this machine: its host name and its CPU's
+    name are this machine's (py-cpuinfo's ``brand_raw`` is /proc/cpuinfo's model name).
+    Its cache sizes are then read as ``perfguard run`` reads them, here, rather than as
+    the tool reported them (py-cpuinfo has summed L1d and L2 over the cores and put L3
+    below L2 on this project's machine)."""
+    import platform
+
+    if not isinstance(node, str) or node != platform.node() or not isinstance(cpu, str):
+        return False
+    try:
+        text = CPUINFO.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "model name":
+            return value.strip() == cpu.strip()
+    return False
 
 
 def recorded_caches(machine: Mapping[str, Any]) -> dict[str, int]:

@@ -43,7 +43,7 @@ from dataclasses import replace
 from typing import Any
 
 from .. import numbers
-from ..collection.caches import in_order
+from ..collection.caches import cache_sizes, in_order, measured_here
 from ..errors import FormatError
 from ..measurements import MeasurementSet, RunInfo
 from . import Importer, register
@@ -301,6 +301,8 @@ def _run(root: dict[str, Any]) -> RunInfo:
         machine["cpu"] = cpu.get("brand_raw", cpu.get("brand"))
     if isinstance(cpu, dict):
         caches = in_order({level: cpu.get(key) for level, key in _CPUINFO_CACHES})
+        if measured_here(info.get("node"), machine.get("cpu")):
+            caches = cache_sizes() or caches  # as `perfguard run` and the plugin read them
         if caches:
             machine["caches"] = caches
     return RunInfo(

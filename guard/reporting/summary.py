@@ -43,7 +43,13 @@ def decisive_probability(v: Verdict) -> float | None:
 
 def shown_reasons(v: Verdict) -> list[str]:
     """Reasons worth a line: everything except the informational change on a pass."""
-    return [f"{r.kind}: {r.message}" for r in _shown(v)]
+    return [_line(r) for r in _shown(v)]
+
+
+def _line(r: Reason) -> str:
+    """``kind: message``; the advice of an undecided kernel is its message alone ("to
+    decide: ..."), where the verdict beside it already says inconclusive."""
+    return r.message if r.kind == "inconclusive" else f"{r.kind}: {r.message}"
 
 
 def standing_reasons(v: Verdict) -> list[tuple[str, str]]:
@@ -51,7 +57,7 @@ def standing_reasons(v: Verdict) -> list[tuple[str, str]]:
     a failing kernel a finding of a kind it did not fail on is inconclusive (a regression
     line "... but ... to decide" beside the bound that failed must not read "fail"), and a
     line that only informs (the change, an improvement) is a ``note``."""
-    return [(_standing(v, r), f"{r.kind}: {r.message}") for r in _shown(v)]
+    return [(_standing(v, r), _line(r)) for r in _shown(v)]
 
 
 def _shown(v: Verdict) -> list[Reason]:

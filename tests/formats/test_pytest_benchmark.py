@@ -70,6 +70,46 @@ def test_cache_sizes_out_of_order_are_left_out() -> None:
     assert dict(run.machine) == {"caches": {"L1d": 98304, "L2": 2097152}}
 
 
+def test_a_file_written_on_this_machine_takes_its_cache_sizes_as_perfguard_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """py-cpuinfo put L3 (1 MiB) below L2 on the probe's VM, so the memory rule lost a
+    level and sorted() of 2^8..2^20 failed <= n log n; the plugin, reading sysfs, did not."""
+    import platform
+
+    from guard.collection import caches
+    from guard.formats import pytest_benchmark
+
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nmodel name\t: Test CPU 9000\n")
+    monkeypatch.setattr(caches, "CPUINFO", cpuinfo)
+    here = {"L1d": 49152, "L2": 1048576, "L3": 33554432}
+    monkeypatch.setattr(pytest_benchmark, "cache_sizes", lambda: here)
+    cpu = {
+        "brand_raw": "Test CPU 9000",
+        "l1_data_cache_size": 98304,
+        "l2_cache_size": 2097152,
+        "l3_cache_size": 1048576,
+    }
+
+    def machine(node: str, brand: str) -> dict[str, object]:
+        text = json.dumps(
+            {
+                "machine_info": {"node": node, "cpu": {**cpu, "brand_raw": brand}},
+                "benchmarks": [{"name": "t[1]", "params": {"n": 1}, "stats": {"median": 2.0}}],
+            }
+        )
+        return dict(formats.parse(text, "b.json").run.machine)
+
+    assert machine(platform.node(), "Test CPU 9000")["caches"] == here
+    # another host, or another CPU under the same name: the file's own sizes, in order
+    assert machine(platform.node() + "-other", "Test CPU 9000")["caches"] == {
+        "L1d": 98304,
+        "L2": 2097152,
+    }
+    assert machine(platform.node(), "Other CPU")["caches"] == {"L1d": 98304, "L2": 2097152}
+
+
 def test_pytest_benchmark_without_data_uses_the_median() -> None:
     mset = formats.load(DATA / "pytest_benchmark_nodata.json")
     medians = [1.693e-06, 1.944e-06, 2.134e-06, 2.378e-06, 2.56e-06, 2.747e-06]
