@@ -492,6 +492,11 @@ def _json_lines(state: _State) -> list[str]:
             f"  the markers' bounds are not in the file; check it with them: perfguard check "
             f"{shlex.quote(str(state.json_path))} {' '.join(bounds)}"
         )
+        if len(bounds) > 1:  # each test was judged alone; the check reads the run's drift
+            lines.append(
+                f"  (that check reads the run's drift off all {len(bounds)} kernels, where "
+                "each test was judged alone: a borderline verdict can differ)"
+            )
     lines += [
         f"  left out {nodeid}: its sizes ({', '.join(p)}) differ from ({', '.join(parameters)})"
         for nodeid, p, _ in state.kernels

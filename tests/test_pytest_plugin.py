@@ -333,7 +333,7 @@ def test_perfguard_json_writes_a_loadable_measurement_file(pytester):
 
 def test_perfguard_json_says_how_to_check_it_with_the_markers_bounds(pytester):
     # `perfguard check out.json` passed a test the plugin failed: the bounds live in the
-    # markers, not the file; the summary gives the command that judges it as the tests did
+    # markers, not the file; the summary gives the command that judges it with their bounds
     body = custom("n * n", "<= n") + custom("n", "<= n").replace("test_kernel", "test_linear")
     result = run(pytester, body, "--perfguard-json=out.json")
     result.assert_outcomes(passed=1, failed=1)
@@ -342,6 +342,8 @@ def test_perfguard_json_says_how_to_check_it_with_the_markers_bounds(pytester):
     done = perfguard(*shlex.split(command), cwd=pytester.path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "fail test_kernel[scaling]" in done.stdout and "matches no kernel" not in done.stdout
+    # it judges the kernels together, each test was judged alone: said, not promised equal
+    result.stdout.fnmatch_lines(["*reads the run's drift off all 2 kernels*judged alone*"])
 
 
 def test_perfguard_json_names_clashing_tests_by_node_id(pytester):
