@@ -109,7 +109,8 @@ def predictions(ev: Evidence, value: np.ndarray, at: float, level: float) -> lis
             for v, lo, hi in zip(value, low, high)
         ]
     low, high = np.empty(ev.kernels), np.empty(ev.kernels)
-    unrepeated = ~(np.isfinite(ev.noise) & (ev.noise > 0))
+    # identical repetitions (a count: visits, bytes) are a measured error of 0, not none
+    unrepeated = ~np.isfinite(ev.noise)
     rows = np.flatnonzero(~unrepeated)
     if len(rows):
         lw = ev.log_weight[rows]
@@ -150,7 +151,7 @@ def _envelope(
     union of every fitting hypothesis's own interval: wide, and honest about it.
     """
     z = NormalDist().inv_cdf(1 - tail)
-    repeated = (np.isfinite(ev.noise) & (ev.noise > 0))[:, None]
+    repeated = np.isfinite(ev.noise)[:, None]
     with np.errstate(invalid="ignore"):
         loglik = np.where(ev.log_weight > -1e299, ev.log_weight - ev.hypothesis_prior, -np.inf)
         fits = loglik >= loglik.max(axis=1, keepdims=True) - _TWO_POINT_SUPPORT

@@ -39,7 +39,8 @@ def models_table(
     models = [m for _, m in rows]
     columns = [
         Column("kernel", tuple(m.kernel for m in models)),
-        Column("metric", tuple(m.metric for m in models), drop=2),
+        # kept where a kernel has several metrics: its rows could not be told apart
+        Column("metric", tuple(m.metric for m in models), drop=0 if _repeated(models) else 2),
         Column("model", tuple(_formula(m) for m in models)),
         Column("class", tuple(class_text(m) for m in models)),
         Column("SMAPE %", tuple(f"{m.smape:.2f}" for m in models), numeric=True, drop=3),
@@ -57,6 +58,12 @@ def models_table(
             )
         )
     return fit(columns, width)
+
+
+def _repeated(models: Sequence[Model]) -> bool:
+    """Whether a kernel name stands on several rows (one per metric)."""
+    names = [m.kernel for m in models]
+    return len(set(names)) < len(names)
 
 
 def _formula(m: Model) -> str:
@@ -244,15 +251,15 @@ def _advice(m: Model) -> str | None:
             )
             held = f"{1 - FEW_POINTS_QUANTILE:.0%} of the probability"
             shown = (  # every class is at or above the constant: say what put it there
-                f"{complexity} ({conf.probability:.0%}) is shown, as the growing classes "
+                f"{complexity} ({_percent(conf.probability)}) is shown, as the growing classes "
                 f"together hold less than {held}"
                 if complexity == "O(1)"
-                else f"{complexity} ({conf.probability:.0%}) is the slowest class with {held} "
-                "at or above it"
+                else f"{complexity} ({_percent(conf.probability)}) is the slowest class with "
+                f"{held} at or above it"
             )
             parts.append(f"{told}: {shown}")
         else:
-            parts.append(f"{complexity} is only {conf.probability:.0%} likely")
+            parts.append(f"{complexity} is only {_percent(conf.probability)} likely")
         if others:
             parts.append(f"({', '.join(others)});")
     if few:

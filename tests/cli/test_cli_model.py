@@ -331,3 +331,24 @@ def test_a_file_without_kernels_says_so(tmp_path: Path) -> None:
     result = perfguard("model", path)
     assert result.returncode == 2
     assert "holds no kernels" in result.stderr and "reasons above" not in result.stderr
+
+
+def test_a_kernel_of_several_metrics_keeps_the_metric_column(tmp_path: Path) -> None:
+    """At 80 columns the metric column was the first dropped, and a call path measured as
+    time and visits stood on two rows no one could tell apart."""
+    rows = ["PARAMETER p", "POINTS ( 32 ) ( 64 ) ( 128 ) ( 256 )"]
+    name = "main->solve->MPI_Allreduce"
+    for metric, values in (("time", (2.0, 2.2, 2.45, 2.6)), ("visits", (3200, 6400, 12800, 25600))):
+        rows += [f"REGION {name}", f"METRIC {metric}"]
+        rows += [f"DATA {v} {v * 1.03} {v * 0.98}" for v in values]
+    path = tmp_path / "m.txt"
+    path.write_text("\n".join(rows) + "\n")
+    result = perfguard("model", path, env={"COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    assert "time" in result.stdout and "visits" in result.stdout  # as a column or a field
+    # the note states the probability as the table does (cut, never rounded up)
+    wide = perfguard("model", path, env={"COLUMNS": "200"})
+    row = next(line for line in wide.stdout.splitlines() if "time" in line)
+    sure = row.rstrip("│ ").rsplit("│", 1)[1].strip()
+    note = next(line for line in wide.stderr.splitlines() if "(time)" in line and "%" in line)
+    assert f"({sure})" in note or f"only {sure}" in note, (sure, note)
