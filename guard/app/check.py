@@ -79,6 +79,12 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
         current = require_kernels(load(request.current, *reading), request.current)
     else:
         assert cfg is not None  # checked above
+        if not cfg.benchmarks:  # e.g. a pytest-benchmark project: bounds only
+            raise UsageError(
+                f"{cfg.path} has no benchmarks: to measure; give the measurements to check, "
+                "e.g. pytest-benchmark's: pytest --benchmark-json=bench.json, then "
+                "perfguard check bench.json"
+            )
         current = measure_config(cfg, measure)
     with naming_held(current, baseline):
         report = judge(current, baseline, options)

@@ -353,3 +353,14 @@ def test_a_file_without_kernels_is_exit_2_not_a_pass(
     assert "pass" not in result.stdout
     (line,) = result.stderr.strip().splitlines()
     assert name in line and ("no kernels" in line or "no measurements" in line or "no DATA" in line)
+
+
+def test_check_without_a_file_in_a_project_of_bounds_only_says_to_give_the_file(
+    tmp_path: Path,
+) -> None:
+    """A pytest-benchmark project's perfguard.yml holds bounds, no benchmarks: a bare
+    `perfguard check` said only 'no parameters: section'."""
+    (tmp_path / "perfguard.yml").write_text('version: 1\nexpect:\n  "test_sort": "<= n log n"\n')
+    result = perfguard("check", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "perfguard check bench.json" in result.stderr and "no parameters" not in result.stderr
