@@ -74,7 +74,7 @@ from .sentences import (
     unit_text,
     unjudged_notes,
 )
-from .verdicts import CheckReport, Reason, Verdict, VerdictName
+from .verdicts import SAME_GROWTH, CheckReport, Reason, Verdict, VerdictName
 
 __all__ = ["CheckOptions", "ExpectationRule", "check", "parse_rules"]
 
@@ -895,7 +895,7 @@ class _Judge:
             findings.note(Reason("improvement", f"{message} ({percent(p)} sure)"))
             return 0.0, p
         if now.probability >= sure:
-            findings.note(Reason("regression", f"{now.describe()}, as the baseline did"))
+            findings.note(Reason("regression", f"{now.describe()}{SAME_GROWTH}"))
             return 0.0, 0.0
         return math.nan, math.nan
 

@@ -27,7 +27,8 @@ def rank_kernels(
 
     With a target every model is evaluated there (parameters the target leaves out at
     the kernel's ``largest`` measured value, as its change at the target is) and ranked by
-    that value; without one, by lead class first, then by the value at ``FAR``.  Kernels
+    that value; without one, exponential-like kernels first, then by lead class, then by
+    the value at ``FAR``.  Kernels
     without a model get no rank.
     """
     keyed = []
@@ -43,7 +44,10 @@ def rank_kernels(
     if target:
         order = sorted(keyed, key=lambda t: (-t[1], t[0]))
     else:
-        order = sorted(keyed, key=lambda t: (tuple(-x for x in t[2]), -t[1], t[0]))
+        # exponential-like first (its lead class is only the least bad fit), then by class
+        order = sorted(
+            keyed, key=lambda t: (t[1] != math.inf, tuple(-x for x in t[2]), -t[1], t[0])
+        )
     out = list(verdicts)
     ranks: dict[str, int] = {}
     for i, value, _ in order:

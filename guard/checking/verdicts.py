@@ -32,6 +32,9 @@ class Reason:
         return {"kind": self.kind, "message": self.message}
 
 
+SAME_GROWTH = ", as the baseline did"  # ends a regression reason that finds no change
+
+
 @dataclass(frozen=True)
 class Verdict:
     """One kernel and metric: pass, fail, inconclusive or error, with the evidence."""

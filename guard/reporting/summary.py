@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .. import numbers
-from ..checking.verdicts import CheckReport, Reason, Verdict, VerdictName
+from ..checking.verdicts import SAME_GROWTH, CheckReport, Reason, Verdict, VerdictName
 from ..modeling.growth import misfit_model
 from ..modeling.pmnf import Model
 
@@ -69,6 +69,8 @@ def _standing(v: Verdict, r: Reason) -> str:
         return v.verdict
     if r.kind in ("change", "improvement"):
         return "note"
+    if r.kind == "regression" and r.message.endswith(SAME_GROWTH):
+        return "note"  # exponential-like in both runs: no change to judge
     if r.kind == "regression" and not v.regression:
         return "inconclusive"
     if r.kind in ("expectation", "max_class") and not v.violates_expectation:

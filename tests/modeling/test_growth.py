@@ -149,6 +149,12 @@ def test_an_exponential_kernel_ranks_first_at_the_target_with_no_value_shown():
     by = {v.kernel: v for v in report.verdicts}
     assert by["regex"].rank == 1 and by["regex"].predicted is None
     assert by["parse"].rank == 2 and by["parse"].predicted > 0
+    # without a target too: its least bad class fit does not rank it below a cubic
+    cubic = measured(1e-3 * (LINEAR / 10.0) ** 3, LINEAR, 5).kernels[0]
+    three = MeasurementSet(("n",), (*both.kernels, dataclasses.replace(cubic, name="cube")))
+    by = {v.kernel: v for v in check(three, None, CheckOptions()).verdicts}
+    assert by["cube"].model.complexity() == "O(n^3)"
+    assert [by[k].rank for k in ("regex", "cube", "parse")] == [1, 2, 3]
 
 
 def test_a_saved_check_reads_back_exponential_like_not_a_misfit_constant():
