@@ -74,17 +74,15 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
     options = check_options(cfg, request.flags)
     base_path = request.baseline or (cfg.check.baseline if cfg is not None else None)
     reading = (request.format, request.scaling, request.inclusive)
-    baseline = load(base_path, *_baseline_reading(base_path, reading)) if base_path else None
+    baseline = (
+        require_kernels(load(base_path, *_baseline_reading(base_path, reading)), base_path)
+        if base_path
+        else None
+    )
     if request.current is not None:
         current = require_kernels(load(request.current, *reading), request.current)
     else:
         assert cfg is not None  # checked above
-        if not cfg.benchmarks:  # e.g. a pytest-benchmark project: bounds only
-            raise UsageError(
-                f"{cfg.path} has no benchmarks: to measure; give the measurements to check, "
-                "e.g. pytest-benchmark's: pytest --benchmark-json=bench.json, then "
-                "perfguard check bench.json"
-            )
         current = measure_config(cfg, measure)
     with naming_held(current, baseline):
         report = judge(current, baseline, options)

@@ -364,7 +364,7 @@ def _baseline(
         return mset, f"baseline: {options.baseline_commit} measured in this job (same runner)"
     path = options.baseline or config.check.baseline
     if path is not None:
-        return load_measurements(path), f"baseline: {path}"
+        return require_kernels(load_measurements(path), path), f"baseline: {path}"
     ref = options.baseline_ref or (_branch_baseline(context) if context is not None else None)
     if not ref or not options.db.exists():
         why = (

@@ -39,9 +39,9 @@ def require_kernels(mset: MeasurementSet, path: Path) -> MeasurementSet:
     on nothing."""
     if not mset.kernels:
         raise FormatError(
-            "holds no kernels: nothing to judge, and a gate must not pass on nothing (was "
-            "it written by a run that selected no benchmark, or is it one shard of several? "
-            "merge the shards first)",
+            "holds no kernels: nothing to judge or compare with, and a gate must not pass on "
+            "nothing (was it written by a run that selected no benchmark, or is it one shard "
+            "of several? merge the shards first)",
             str(path),
         )
     return mset

@@ -50,7 +50,8 @@ class ModelOutcome:
 
     def raise_if_empty(self) -> None:
         if self.empty and not any(r.skipped for _, r in self.results):
-            raise ModelingError("the input holds no kernels: nothing to model")
+            names = ", ".join(path for path, _ in self.results)
+            raise ModelingError(f"{names}: no kernels in the input; nothing to model")
         if self.empty:
             raise ModelingError("no kernel could be modelled (see the reasons above)")
 
@@ -84,6 +85,8 @@ def model(request: ModelRequest) -> ModelOutcome:
     for path in request.inputs:
         mset = load(path, request.format, request.scaling, request.inclusive)
         notes += mset.notes
+        if not mset.kernels and len(request.inputs) > 1:  # alone, the error says it
+            notes.append(f"{path}: holds no kernels; nothing to model in it")
         at = None if point is None else point_for(point, mset.parameters, path)
         if at is not None and label is None:
             named = at if isinstance(at, dict) else {mset.parameters[0]: at}

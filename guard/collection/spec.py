@@ -57,6 +57,13 @@ class BenchmarkSpec:
 
 def resolve_benchmarks(config: Config, names: Sequence[str] | None = None) -> list[BenchmarkSpec]:
     """Every runnable benchmark of the config (or only ``names``), in config order."""
+    if not config.parameters and not config.benchmarks:  # bounds only: pytest-benchmark's
+        raise ConfigError(
+            "no benchmarks: section to measure; give the measurements instead, e.g. "
+            "pytest-benchmark's: pytest --benchmark-json=bench.json, then perfguard check "
+            "bench.json (or perfguard ci --measurements bench.json)",
+            str(config.path),
+        )
     if not config.parameters:
         raise ConfigError(
             'no parameters: section; declare the sizes, e.g. parameters: {n: "2^8..2^16"}',

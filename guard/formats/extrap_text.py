@@ -57,6 +57,7 @@ class _Reader:
         self.kernels: dict[tuple[str, str], list[Point]] = {}
         self.first_data: dict[tuple[str, str], int] = {}
         self.declared: int | None = None  # the line of a REGION no DATA has followed yet
+        self.metric_line_at: int | None = None  # ... of a METRIC, before a REGION or DATA
         self.handlers: dict[str, Callable[[str], None]] = {
             "PARAMETER": self.parameter,
             "POINTS": self.points_line,
@@ -125,7 +126,9 @@ class _Reader:
     def metric_line(self, rest: str) -> None:
         if not rest:
             raise self.fail("METRIC needs a name, e.g. 'METRIC time'")
+        self.metric_without_data()
         self.metric, self.index = rest, 0
+        self.metric_line_at = self.line
         if self.declared is not None:  # REGION, then METRIC, then its DATA
             self.declared = self.line
 
@@ -133,8 +136,20 @@ class _Reader:
         if not rest:
             raise self.fail("REGION needs a call path, e.g. 'REGION main'")
         self.without_data()
+        self.metric_line_at = None
         self.region, self.index = rest, 0
         self.declared = self.line
+
+    def metric_without_data(self) -> None:
+        """A METRIC line followed by another METRIC or the end, no DATA between: nothing
+        was measured for it (a REGION after it is the other order, METRIC then REGION)."""
+        if self.metric_line_at is not None and self.points:
+            raise FormatError(
+                f"METRIC {self.metric!r} has no DATA lines; give one DATA line per point "
+                "after it, or remove it (was the file cut short?)",
+                self.path,
+                self.metric_line_at,
+            )
 
     def without_data(self) -> None:
         """The REGION declared last got no DATA line before the next REGION or the end."""
@@ -161,7 +176,7 @@ class _Reader:
                 f"region {key[0]!r} metric {key[1]!r} already has DATA lines (line "
                 f"{self.first_data[key]}); keep all of a kernel's DATA lines in one block"
             )
-        self.declared = None
+        self.declared = self.metric_line_at = None
         values = tuple(self.number(t, "DATA value") for t in rest.split())
         self.kernels.setdefault(key, []).append(Point(self.points[self.index], values))
         self.first_data.setdefault(key, self.line)
@@ -173,6 +188,7 @@ class _Reader:
                 "no PARAMETER line; start the file with e.g. 'PARAMETER n'", self.path
             )
         self.without_data()
+        self.metric_without_data()
         for (region, metric), points in self.kernels.items():
             if len(points) < len(self.points):
                 raise FormatError(

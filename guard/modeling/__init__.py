@@ -34,7 +34,7 @@ from .details import (
 from .drift import find_drift
 from .evidence import CLASSES, Evidence, EvidenceSettings
 from .exhaustive import ExhaustiveModeler
-from .growth import falls_json, growth_json
+from .growth import falls_json, growth_json, misfit_model
 from .lines import Line
 from .multi_parameter import model_multi_parameter
 from .noise import (
@@ -237,7 +237,7 @@ def _add_parameter_confidence(
     wanted = [
         (key, le, models[key].lead_order(le.parameter))
         for key, ls in lines.items()
-        if key in models and len(ls) > 1 and not models[key].extra("growth")
+        if key in models and len(ls) > 1 and not misfit_model(models[key])
         for le in ls
     ]
     confs: dict[tuple[str, str], list[tuple[ClassConfidence, Line]]] = defaultdict(list)

@@ -132,11 +132,11 @@ def falls_json(x: np.ndarray, y: np.ndarray, parameter: str) -> dict[str, object
     }
 
 
-MISFIT_SMAPE = 50.0  # a one-parameter model this far off its own values has no class to go by
+MISFIT_SMAPE = 50.0  # a model this far off its own values has no class to go by
 
 
 def misfit(smape: float, extras: Mapping[str, object] | None = None) -> bool:
-    """Whether no class fits a one-parameter model's values (a step of x10 and more inside
+    """Whether no class fits a model's values (a step of x10 and more inside
     the range, a peak): its SMAPE is MISFIT_SMAPE or more.  Falling and exponential-like
     values (``falls``, ``growth`` in ``extras``) misfit too, and are said so on their own."""
     marked = extras or {}
@@ -144,9 +144,9 @@ def misfit(smape: float, extras: Mapping[str, object] | None = None) -> bool:
 
 
 def misfit_model(model: Model) -> bool:
-    """``misfit`` for a model of one parameter: its class, and any value it predicts, say
-    nothing about the kernel."""
-    return len(model.parameters) == 1 and misfit(model.smape, model.extras)
+    """``misfit`` for a model: its class, and any value it predicts, say nothing about the
+    kernel (a model of several parameters too: ``2^(p/32) n`` fitted as ``p^5 n`` at 50%)."""
+    return misfit(model.smape, model.extras)
 
 
 def exploding(model: Model) -> bool:

@@ -102,7 +102,10 @@ def _sure(m: Model) -> str:
 
 
 def _percent(p: float) -> str:
-    return ">99%" if p >= 0.99 else f"{math.floor(p * 100)}%"
+    """A probability in whole percents, cut, never rounded up: ``>99%``, ``<1%``."""
+    if p >= 0.99:
+        return ">99%"
+    return "<1%" if p < 0.01 else f"{math.floor(p * 100)}%"
 
 
 def _prediction(m: Model) -> str:
@@ -242,7 +245,7 @@ def _advice(m: Model) -> str | None:
     parts = []
     few = unsure and sizes < FEW_POINTS  # the shown class is a quantile there (evidence.py)
     if unsure and conf is not None:
-        others = [f"{c} {p:.0%}" for c, p in conf.shares() if c != complexity][:3]
+        others = [f"{c} {_percent(p)}" for c, p in conf.shares() if c != complexity][:3]
         if few:
             told = (
                 "2 sizes cannot tell classes apart (the probabilities are mostly the prior's)"
@@ -283,7 +286,7 @@ def _parameter_advice(m: Model, each: ParameterConfidence) -> str | None:
         return None
     parts = []
     for c, line in unsure:
-        others = [f"{name} {p:.0%}" for name, p in c.others(m.lead_order(c.parameter))][:3]
+        others = [f"{name} {_percent(p)}" for name, p in c.others(m.lead_order(c.parameter))][:3]
         told = f" ({', '.join(others)})" if others else ""
         at = ", ".join(numbers.at(p, v) for p, v in line.at)
         span = f"{numbers.size(line.x[0])}..{numbers.size(line.x[-1])}"

@@ -364,3 +364,6 @@ def test_check_without_a_file_in_a_project_of_bounds_only_says_to_give_the_file(
     result = perfguard("check", cwd=tmp_path)
     assert result.returncode == 2
     assert "perfguard check bench.json" in result.stderr and "no parameters" not in result.stderr
+    for verb in ("run", "ci"):  # they measure the config too
+        again = perfguard(verb, cwd=tmp_path)
+        assert again.returncode == 2 and "perfguard check bench.json" in again.stderr

@@ -330,7 +330,7 @@ def test_a_file_without_kernels_says_so(tmp_path: Path) -> None:
     path.write_text('{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": []}')
     result = perfguard("model", path)
     assert result.returncode == 2
-    assert "holds no kernels" in result.stderr and "reasons above" not in result.stderr
+    assert "empty.json: no kernels" in result.stderr and "reasons above" not in result.stderr
 
 
 def test_a_kernel_of_several_metrics_keeps_the_metric_column(tmp_path: Path) -> None:

@@ -220,6 +220,18 @@ def test_text_region_without_data_is_refused(text: str, where: str) -> None:
         parse_text(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [  # REGION, then each METRIC with its DATA: a METRIC left empty was dropped silently
+        ("PARAMETER p\nPOINTS 1 2\nREGION a\nMETRIC time\nDATA 1\nDATA 2\nMETRIC visits\n", 7),
+        ("PARAMETER p\nPOINTS 1 2\nREGION a\nMETRIC time\nMETRIC visits\nDATA 1\nDATA 2\n", 4),
+    ],
+)
+def test_text_metric_without_data_is_refused(text: str, line: int) -> None:
+    with pytest.raises(FormatError, match=rf"mem\.txt:{line}: METRIC '\w+' has no DATA lines"):
+        parse_text(text)
+
+
 def test_text_metric_before_region_and_between_blocks_stays_valid() -> None:
     text = "PARAMETER p\nPOINTS 1 2\nMETRIC time\nREGION a\nDATA 1\nDATA 2\n"
     text += "METRIC visits\nREGION a\nDATA 3\nDATA 4\nREGION b\nMETRIC time\nDATA 5\nDATA 6\n"

@@ -10,6 +10,7 @@ from support import perfguard
 
 from guard.measurements import Kernel, MeasurementSet, Point
 from guard.modeling import model_measurements
+from guard.modeling.growth import misfit_model
 
 P_SIZES = (32.0, 64.0, 128.0, 256.0, 512.0)
 N_WIDE = (1000.0, 2000.0, 4000.0, 8000.0, 16000.0)
@@ -79,3 +80,20 @@ def test_one_parameter_models_keep_their_own_field_only() -> None:
     (m,) = model_measurements(MeasurementSet(("n",), (k,))).models
     assert m.extra("parameter_confidence") is None
     assert m.extra("confidence") is not None
+
+
+def test_a_model_of_several_parameters_that_misfits_states_no_class_probability() -> None:
+    """2^(p/32) n fitted as p^5 n misses its values by 50%: it showed 'p 97%, n 67%'."""
+    rng = np.random.default_rng(4)
+    grid = [(p, n) for p in P_SIZES for n in N_WIDE]
+    k = Kernel(
+        "expo",
+        "time",
+        tuple(
+            Point((p, n), tuple(2 ** (p / 32) * n * 1e-3 * (1 + rng.uniform(-0.02, 0.02, 5))))
+            for p, n in grid
+        ),
+    )
+    (m,) = model_measurements(MeasurementSet(("p", "n"), (k,))).models
+    assert m.smape >= 50 and misfit_model(m)  # no class fits: the table marks it (misfit)
+    assert m.extra("parameter_confidence") is None
