@@ -137,7 +137,7 @@ def predict_cmd(
     measured configurations, stacked on the benchmark's analytical model (perfguard.yml's
     analytical: section) and bagged with it where it is representative. Prints each
     prediction with its spread, and how far the measurements depart from the analytical
-    model.
+    model. Exit codes: 0, 2 usage, config or input error, 3 a benchmark failed to execute.
     """
     from .app.predict import PredictRequest, predict, prepare
     from .reporting import console
@@ -151,6 +151,7 @@ def predict_cmd(
         console.print_document(outcome.to_json())
     else:
         console.print_predictions(outcome.results, outcome.asked)
+    raise typer.Exit(outcome.exit_code())
 
 
 @app.command("init")

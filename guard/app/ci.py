@@ -143,6 +143,7 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
     if options.baseline_ref is not None:
         _check_ref(options.baseline_ref, config.path.absolute().parent, options.db)
     check_opts = check_options(config, CheckFlags(strict=options.strict))
+    from_file = _file_baseline(options, config)
     options.report_dir.mkdir(parents=True, exist_ok=True)
     current = _current(options, config, services.measure)
     context = services.context
@@ -151,7 +152,7 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
         # the history keys runs by the head commit the developer pushed.
         current = replace(current, run=replace(current.run, commit=context.head_sha))
     save_measurements(current, options.output)
-    baseline, note = _baseline(options, context, config, services.measure)
+    baseline, note = from_file or _baseline(options, context, config, services.measure)
     report = judge(current, baseline, check_opts)
     if note:  # in the report, the summary and the comment: what the PR was compared with
         report = replace(report, notes=(note, *report.notes))
@@ -353,6 +354,17 @@ def _token(environ: Mapping[str, str]) -> str:
     return token
 
 
+def _file_baseline(
+    options: CiOptions, config: Config
+) -> tuple[MeasurementSet | None, str | None] | None:
+    """A baseline file (--baseline, check.baseline), read before anything is measured: a
+    missing or unusable one fails in a second, not after the suite."""
+    path = options.baseline or config.check.baseline
+    if path is None or options.baseline_commit is not None:
+        return None
+    return require_kernels(load_measurements(path), path), f"baseline: {path}"
+
+
 def _baseline(
     options: CiOptions,
     context: ActionsContext | None,
@@ -362,9 +374,6 @@ def _baseline(
     if options.baseline_commit is not None:
         mset = measure_commit(options.baseline_commit, config, measure)
         return mset, f"baseline: {options.baseline_commit} measured in this job (same runner)"
-    path = options.baseline or config.check.baseline
-    if path is not None:
-        return require_kernels(load_measurements(path), path), f"baseline: {path}"
     ref = options.baseline_ref or (_branch_baseline(context) if context is not None else None)
     if not ref or not options.db.exists():
         why = (

@@ -59,9 +59,11 @@ class PredictOutcome:
     results: tuple[tuple[Predictor, list[PredictionRow]], ...]
     asked: bool  # whether any point was given
     skipped: tuple[str, ...] = ()  # kernels left out, each with why
+    failed_to_run: bool = False  # a benchmark measured for it crashed or timed out
 
     def exit_code(self) -> int:
-        return 0
+        """0, or 3 where a benchmark it measured failed to execute (as run and check)."""
+        return 3 if self.failed_to_run else 0
 
     def to_json(self) -> dict[str, Any]:
         """The ``perfguard/predictions@1`` document."""
@@ -120,7 +122,8 @@ def predict(plan: PredictPlan, progress: Callable[[str], None]) -> PredictOutcom
         skipped=None if plan.kernels else skipped,  # a kernel asked for by name must train
     )
     results = tuple((p, predict_rows(p, list(plan.points))) for p in predictors)
-    return PredictOutcome(results, bool(plan.points), tuple(skipped))
+    errors = bool(plan.measurements.run.errors)
+    return PredictOutcome(results, bool(plan.points), tuple(skipped), errors)
 
 
 def _config_parameters(cfg: Config | None) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import re
 import selectors
@@ -221,7 +222,10 @@ def _spawn(
     try:
         waiter.join(spec.timeout)
     finally:
-        if waiter.is_alive():
+        # not reaped: timed out, or interrupted (Ctrl-C, SIGTERM) inside the join, after
+        # which Python 3.11 can report the waiter dead while it still waits: the command,
+        # in a session of its own, would outlive perfguard
+        if "status" not in result:
             _kill_group(proc.pid)
             waiter.join()
         proc.returncode = result.get("status", -signal.SIGKILL)  # reaped by wait4 already
@@ -278,6 +282,12 @@ def parse_custom_value(stdout: str) -> float:
             "error",
             f'metric custom: the last line of stdout must be a number or {{"value": x}}, '
             f"got {lines[-1][:60]!r}",
+        )
+    if not (math.isfinite(value) and value >= 0):  # json reads NaN and Infinity too
+        raise ExecutionError(
+            "error",
+            "metric custom: the value must be a finite number of 0 or more (a count, a "
+            f"size, a time), got {lines[-1][:60]!r}",
         )
     return float(value)
 
@@ -421,8 +431,12 @@ class _Worker:
         return line
 
     def _death(self) -> str:
+        try:  # its own exit status, before the kill below would replace it with SIGKILL
+            status = self.proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            status = None
         self.kill()
-        status = self.proc.returncode
+        status = self.proc.returncode if status is None else status
         self.stderr.seek(0)
         lines = [x for x in self.stderr.read().decode(errors="replace").splitlines() if x.strip()]
         tail = lines[-1].strip()[:200] if lines else ""

@@ -97,6 +97,9 @@ def main(folder: str) -> None:
         except Exception as exc:  # noqa: BLE001 - the benchmark's own error, reported upward
             traceback.print_exc()
             reply = {"error": f"{type(exc).__name__}: {exc}", "kind": "crash"}
+        except SystemExit as exc:  # sys.exit() in the benchmark (an argparse error): not ours
+            why = f"SystemExit({exc.code!r}): the benchmark called sys.exit (argparse does)"
+            reply = {"error": why, "kind": "crash"}
         _reply(out, reply)
 
 

@@ -324,6 +324,14 @@ def test_two_baselines_or_a_mistyped_ref_are_refused_before_measuring(tmp_path: 
     assert "give one baseline, not --baseline base.json and --baseline-ref main" in both.stderr
     typo = outside_actions(tmp_path, "--baseline-ref", "mian", "--comment", "never")
     assert typo.returncode == 2 and "--baseline-ref mian: git knows no such branch" in typo.stderr
+    # a baseline file that is missing or holds nothing: refused in a second, not after the
+    # suite was measured (and the report folder left mixing two runs)
+    for given in ("nope.json", "empty.json"):
+        (tmp_path / "empty.json").write_text(
+            '{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": []}'
+        )
+        done = outside_actions(tmp_path, "--baseline", given, "--comment", "never")
+        assert done.returncode == 2 and given in done.stderr, done.stderr
     assert not (tmp_path / ".perfguard" / "report").exists()  # nothing was measured
 
 

@@ -462,3 +462,19 @@ def test_a_kernel_too_small_to_train_is_left_out_with_a_note(tmp_path: Path) -> 
     assert "sweep" in done.stdout
     named = perfguard("predict", source, "--at", "n=6", "--kernel", "onesize")
     assert named.returncode == 2 and "onesize: 1 measured configurations" in named.stderr
+
+
+def test_a_benchmark_that_failed_to_run_is_exit_3_as_in_check(tmp_path: Path) -> None:
+    """A crash while measuring was printed, and predict exited 0; run and check exit 3."""
+    points = [{"at": {"n": n}, "values": [n * 1e-6, n * 1.1e-6]} for n in range(1, 9)]
+    doc = {
+        "schema": "perfguard/measurements@1",
+        "parameters": ["n"],
+        "run": {"errors": [{"benchmark": "crash", "kind": "crash", "message": "exit code 1"}]},
+        "kernels": [{"name": "sweep", "metric": "time", "points": points}],
+    }
+    source = tmp_path / "m.json"
+    source.write_text(json.dumps(doc))
+    done = perfguard("predict", source, "--at", "n=6")
+    assert done.returncode == 3, done.stderr
+    assert "sweep" in done.stdout  # the kernels that ran are still predicted

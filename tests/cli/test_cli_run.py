@@ -32,10 +32,10 @@ VALUE = textwrap.dedent(
 )
 HANG = textwrap.dedent(
     """
-    import pathlib, sys, time
+    import os, pathlib, sys, time
     n = int(sys.argv[1])
     if n >= 64:
-        pathlib.Path("hanging").write_text(str(n))
+        pathlib.Path("hanging").write_text(str(os.getpid()))
         time.sleep(60)
     print(n)
     """
@@ -154,6 +154,20 @@ hangs:
     mset = load(out)
     assert mset.run.interrupted
     assert [p.at[0] for p in mset.kernel("hangs", "custom").points] == [8, 16, 32]
+    # the command it cut short (in a session of its own) does not outlive it
+    pid = int(marker.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), f"the interrupted benchmark (pid {pid}) is still running"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_shards_merged_equal_one_run(tmp_path: Path) -> None:

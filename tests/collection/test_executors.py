@@ -143,6 +143,14 @@ def test_bad_custom_values_say_what_to_print(stdout: str) -> None:
         parse_custom_value(stdout)
 
 
+@pytest.mark.parametrize("stdout", ["NaN\n", "Infinity", '{"value": -Infinity}', "-256\n"])
+def test_custom_values_that_are_no_measurement_are_refused_when_measured(stdout: str) -> None:
+    """json reads NaN and Infinity: they were stored (as null, Infinity lost), the run
+    exited 0, and check later called them 'NaN' and 'did not run to the end'."""
+    with pytest.raises(ExecutionError, match="finite number of 0 or more"):
+        parse_custom_value(stdout)
+
+
 def test_perf_output_is_parsed(tmp_path: Path) -> None:
     out = tmp_path / "perf"
     out.write_text("# started on Sat\n\n123456,,instructions:u,1000,100.00,,\n")
@@ -174,6 +182,10 @@ def module(tmp_path: Path) -> Path:
                 return 42
             def die(n):
                 return lambda: os._exit(7)
+            def exits(n):
+                def run():
+                    raise SystemExit(4)
+                return run
             def quick(n):
                 data = list(range(n))
                 return lambda: sum(data)
@@ -216,6 +228,19 @@ def test_a_hanging_callable_is_killed_at_the_timeout(module: Path) -> None:
         with pytest.raises(ExecutionError) as info:
             executor.measure(spec, (5.0,), 0)
         assert info.value.kind == "timeout"
+        assert executor.measure(callable_spec("benches:square", module), (2.0,), 0) == 4.0
+    finally:
+        executor.close()
+
+
+def test_sys_exit_in_a_callable_is_a_crash_that_says_so(module: Path) -> None:
+    """A benchmarked CLI main() whose argparse fails raises SystemExit: it read 'the
+    worker was killed by SIGKILL'."""
+    executor = CallableExecutor()
+    try:
+        with pytest.raises(ExecutionError) as info:
+            executor.measure(callable_spec("benches:exits", module), (5.0,), 0)
+        assert info.value.kind == "crash" and str(info.value).startswith("SystemExit(4)")
         assert executor.measure(callable_spec("benches:square", module), (2.0,), 0) == 4.0
     finally:
         executor.close()
