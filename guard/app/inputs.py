@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = [
     "load",
     "check_format",
+    "check_replaceable",
     "check_writable",
     "load_optional_config",
     "naming_held",
@@ -99,6 +100,19 @@ def check_writable(path: Path, option: str = "--output") -> None:
         probe.unlink()
     except OSError as exc:
         raise UsageError(f"{option}: cannot write to {folder}: {exc.strerror or exc}") from None
+
+
+def check_replaceable(path: Path, option: str = "--output") -> None:
+    """A measurements output may replace an earlier measurements file, nothing else: `-o`
+    mixed up with `-c` wrote JSON over perfguard.yml."""
+    from ..formats import is_native
+
+    real = Path(os.path.realpath(path))
+    if real.is_file() and real.stat().st_size > 0 and not is_native(real):
+        raise UsageError(
+            f"{option} {path}: the file exists and is not a perfguard measurements file "
+            "(a config, a script?); choose another name, or remove it first"
+        )
 
 
 def write_text(path: Path, text: str, option: str) -> None:

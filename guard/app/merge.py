@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..measurements import MeasurementSet
 from ..numbers import counted
-from .inputs import check_format, check_writable, load
+from .inputs import check_format, check_replaceable, check_writable, load
 
 __all__ = ["MergeOutcome", "merge"]
 
@@ -58,6 +58,7 @@ def merge(inputs: tuple[Path, ...], output: Path, format: str | None = None) -> 
 
     check_format(format)
     check_writable(output)
+    check_replaceable(output)
     _refuse_twice(inputs)
     sets = [(str(path), load(path, format)) for path in inputs]
     merged = merge_sets(sets)

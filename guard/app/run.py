@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..defaults import CONFIG_PATH, MEASUREMENTS_PATH
 from ..errors import Interrupted, UsageError
-from .inputs import check_writable
+from .inputs import check_replaceable, check_writable
 from .settings import CheckFlags, check_options
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ def run(request: RunRequest, measure: Measure) -> RunOutcome:
     shard = parse_shard(request.shard) if request.shard else None
     specs = plan_benchmarks(cfg, request.benchmarks or None, shard)
     check_writable(request.output)
+    check_replaceable(request.output)
     options = run_options(cfg, request.budget, request.seed)
     mset = measure(cfg, specs, options, lambda partial: save(partial, request.output))
     save(mset, request.output)

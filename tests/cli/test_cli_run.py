@@ -347,7 +347,7 @@ def test_an_output_symlink_is_written_through_not_replaced(tmp_path: Path) -> No
         ' "metric": "time", "points": [{"at": {"n": 1}, "values": [1.0, 1.1]}]}]}'
     )
     real, link = tmp_path / "real.json", tmp_path / "link.json"
-    real.write_text("{}")
+    real.write_text('{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": []}')
     link.symlink_to(real)
     done = perfguard("merge", source, "-o", link)
     assert done.returncode == 0, done.stderr
@@ -390,3 +390,17 @@ def test_merge_says_when_files_share_a_kernel(tmp_path: Path) -> None:
     done = perfguard("merge", a, b, "-o", tmp_path / "m.json")
     assert done.returncode == 0, done.stderr
     assert f"k (time) measured in {a} and {b}: their repetitions were joined" in done.stderr
+
+
+def test_output_never_replaces_a_file_that_is_not_measurements(tmp_path: Path) -> None:
+    """`-o` mixed up with `-c` wrote the measurements over perfguard.yml itself."""
+    config = project(tmp_path, CUSTOM)
+    before = config.read_text()
+    done = perfguard("run", "-c", config, "-o", config)
+    assert done.returncode == 2 and "not a perfguard measurements file" in done.stderr
+    assert config.read_text() == before
+    out = tmp_path / "m.json"  # an earlier run's file is replaced, as before
+    assert perfguard("run", "-c", config, "-o", out).returncode == 0
+    assert perfguard("run", "-c", config, "-o", out).returncode == 0
+    merged = perfguard("merge", out, "-o", config)
+    assert merged.returncode == 2 and config.read_text() == before
