@@ -70,6 +70,7 @@ class _Bench:
     spent: float = 0.0
     error: RunError | None = None
     sized: bool = False  # the pilot is through its sizes (an interrupt can come first)
+    stopped_by: str = ""  # the limit its growth stopped at, for the too-few-sizes error
 
     def target_repetitions(self, options: RunConfig) -> tuple[int, int]:
         reps = self.spec.repetitions
@@ -136,12 +137,15 @@ class _Run:
             if got >= wanted:
                 continue
             largest = format_at(bench.spec.parameters, bench.points[-1].at) if got else "-"
+            why = bench.stopped_by or (
+                f"the next size would exceed run.size_limit ({self.options.size_limit:g} s) "
+                "or this benchmark's share of the budget"
+            )
             message = (
                 f"measured {got} of {len(bench.spec.points)} sizes (up to {largest}), "
-                f"{wanted} are needed to tell classes apart: the next size would exceed "
-                f"run.size_limit ({self.options.size_limit:g} s) or this benchmark's share "
-                "of the budget; raise them or start from smaller sizes"
-                + _SLOW_COUNTER_HINT.get(bench.spec.metric, "")
+                f"{wanted} are needed to tell classes apart: {why}; raise it, start from "
+                "smaller sizes, or re-run if the machine was busy (the last size was timed "
+                "twice)" + _SLOW_COUNTER_HINT.get(bench.spec.metric, "")
             )
             # no progress line: the run's summary names it once, as too-few-sizes
             bench.error = RunError(bench.spec.name, "too-few-sizes", message, None)
@@ -156,10 +160,20 @@ class _Run:
         several = len(bench.spec.parameters) > 1
         if not several and len(bench.points) > 1 and bench.points[-2].cost > 0:
             growth = min(16.0, max(1.0, last.cost / bench.points[-2].cost))
-        if last.cost * growth > self.options.size_limit:
+        following = last.cost * growth
+        if following > self.options.size_limit:
+            bench.stopped_by = (
+                f"the next size would take about {following:.2g} s, over run.size_limit "
+                f"({self.options.size_limit:g} s)"
+            )
             return True
         lowest = bench.target_repetitions(self.options)[0]
-        return (sum(p.cost for p in bench.points) + last.cost * growth) * lowest > self.share
+        total = (sum(p.cost for p in bench.points) + following) * lowest
+        bench.stopped_by = (
+            f"{lowest} repetitions of its sizes and the next would take about {total:.2g} s, "
+            f"over this benchmark's share of the budget ({self.share:.2g} s)"
+        )
+        return total > self.share
 
     def trim(self) -> None:
         def needed() -> float:

@@ -330,7 +330,9 @@ def test_a_benchmark_cut_short_below_five_sizes_is_an_error() -> None:
     (error,) = mset.run.errors
     assert (error.benchmark, error.kind) == ("steep", "too-few-sizes")
     assert "measured 4 of 10 sizes (up to n=128)" in error.message
-    assert "run.size_limit (1 s)" in error.message
+    # the limit it stopped at, with the time it predicted (0.5 s x8 per doubling)
+    assert "the next size would take about 4.1 s, over run.size_limit (1 s)" in error.message
+    assert "share of the budget" not in error.message
     assert len(sizes(mset, "steep")) == 4  # what was measured is kept
     assert sizes(mset, "a") == [s[0] for s in SIZES]
 
