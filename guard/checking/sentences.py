@@ -99,8 +99,9 @@ def unjudged_notes(
     ]
     if not names:
         # every kernel judged: one config serves files of other kernels, so only a rule
-        # that looks like a typo of a kernel here is worth a note
-        unmatched = [(r, near) for r, near in unmatched if near]
+        # that looks like a typo of a kernel here is worth a note -- or one typed for this
+        # check (--expect), which a typo must not turn into a silent pass
+        unmatched = [(r, near) for r, near in unmatched if near or r.source.startswith("--")]
     for rule, near in unmatched[:5]:
         # a rule also matches the kernel its text spells, brackets and all
         hint = f"; did you mean {near[0]!r}?" if near else ""

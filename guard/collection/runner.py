@@ -136,16 +136,20 @@ class _Run:
             got = len(bench.points)
             if got >= wanted:
                 continue
-            largest = format_at(bench.spec.parameters, bench.points[-1].at) if got else "-"
+            measured = (
+                f"measured {got} of {len(bench.spec.points)} sizes (up to "
+                f"{format_at(bench.spec.parameters, bench.points[-1].at)})"
+                if got
+                else f"measured none of its {len(bench.spec.points)} sizes"
+            )
             why = bench.stopped_by or (
                 f"the next size would exceed run.size_limit ({self.options.size_limit:g} s) "
                 "or this benchmark's share of the budget"
             )
             message = (
-                f"measured {got} of {len(bench.spec.points)} sizes (up to {largest}), "
-                f"{wanted} are needed to tell classes apart: {why}; raise it, start from "
-                "smaller sizes, or re-run if the machine was busy (the last size was timed "
-                "twice)" + _SLOW_COUNTER_HINT.get(bench.spec.metric, "")
+                f"{measured}, {wanted} are needed to tell classes apart: {why}; raise it, "
+                "start from smaller sizes, or re-run if the machine was busy (the last size "
+                "was timed twice)" + _SLOW_COUNTER_HINT.get(bench.spec.metric, "")
             )
             # no progress line: the run's summary names it once, as too-few-sizes
             bench.error = RunError(bench.spec.name, "too-few-sizes", message, None)

@@ -140,6 +140,19 @@ def test_a_mistyped_rule_is_named_in_a_check_against_a_baseline_too():
     )
 
 
+def test_an_expect_typed_for_this_check_that_matches_nothing_is_named():
+    # every kernel judged by the config's rule: a --expect 'zzz*=<= n' (resembling no
+    # kernel) was dropped without a word, a config's rule is (one config, many files)
+    current = mset(kernel("test_scan", runs("n", 8)))
+    rules = (
+        ExpectationRule("*", "<= n^2", "perfguard.yml:3"),
+        ExpectationRule("zzz*", "<= n", "--expect 'zzz*=<= n'"),
+        ExpectationRule("other_*", "<= n", "perfguard.yml:4"),
+    )
+    notes = check(current, options=CheckOptions(rules=rules)).notes
+    assert notes == ("--expect 'zzz*=<= n': 'zzz*' matches no kernel here",)
+
+
 def test_a_rule_that_spells_a_name_with_brackets_judges_that_kernel():
     # -e 'test_grid[k=1]=<= n' (a name pytest-benchmark and perfguard write) judged nothing:
     # in a glob [k=1] is one character, and the note asked for 'test_grid[[]k=1]'
