@@ -131,7 +131,8 @@ def print_run_summary(mset: MeasurementSet, output: Path) -> None:
 
     width = table_width()
     console = err(width)
-    console.print(run_table(mset, width))
+    if mset.kernels:  # every benchmark failed: its errors below say it all
+        console.print(run_table(mset, width))
     for line in error_lines(mset):
         console.print(line, soft_wrap=True)
     kernels = counted(len(mset.kernels), "kernel")

@@ -404,3 +404,11 @@ def test_output_never_replaces_a_file_that_is_not_measurements(tmp_path: Path) -
     assert perfguard("run", "-c", config, "-o", out).returncode == 0
     merged = perfguard("merge", out, "-o", config)
     assert merged.returncode == 2 and config.read_text() == before
+
+
+def test_a_run_where_every_benchmark_failed_prints_no_empty_table(tmp_path: Path) -> None:
+    config = project(tmp_path, 'missing:\n  command: ["no-such-program-perfguard", "{n}"]\n')
+    done = perfguard("run", "-c", config, "-o", tmp_path / "m.json")
+    assert done.returncode == 3
+    assert "cannot start no-such-program-perfguard" in done.stderr
+    assert "┏" not in done.stderr and "benchmark ┃" not in done.stderr
