@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from rich.console import RenderableType
 from rich.markup import escape
 
@@ -21,6 +22,7 @@ from ..modeling.details import (
 )
 from ..modeling.evidence import FEW_POINTS, FEW_POINTS_QUANTILE
 from ..modeling.growth import misfit_model, predicts_nothing
+from ..modeling.lines import Line
 from ..modeling.pmnf import Model
 from .summary import class_text, formula_text
 from .tables import Column, fit
@@ -28,6 +30,7 @@ from .tables import Column, fit
 __all__ = ["UNSURE", "advice_lines", "falling_note", "models_table"]
 
 UNSURE = 0.8  # below this class probability, say what would settle it
+FAINT = 0.05  # a parameter moving its line's value less than this (or 3 noises) is unseen
 NOISY = 0.2  # a robust noise band wider than this is worth a warning on its own
 
 
@@ -285,20 +288,40 @@ def _parameter_advice(m: Model, each: ParameterConfidence) -> str | None:
     if not unsure:
         return None
     parts = []
+    hidden = []
     for c, line in unsure:
         others = [f"{name} {_percent(p)}" for name, p in c.others(m.lead_order(c.parameter))][:3]
         told = f" ({', '.join(others)})" if others else ""
         at = ", ".join(numbers.at(p, v) for p, v in line.at)
         span = f"{numbers.size(line.x[0])}..{numbers.size(line.x[-1])}"
-        parts.append(
+        text = (
             f"its class in {c.parameter} is only {_percent(c.probability)} likely{told} on "
             f"its longest line of {c.parameter} ({len(line.x)} sizes, {span}, at {at})"
         )
-    names = " and ".join(c.parameter for c, _ in unsure)
+        rise = _line_rise(m, c.parameter, line)
+        if rise < max(FAINT, 3 * (m.noise or 0.0)):
+            hidden.append(c.parameter)
+            moved = "<0.1%" if rise < 0.001 else numbers.percent(rise)
+            text += (
+                f", where the model's {c.parameter} terms move the value by only {moved}: "
+                f"that line cannot show {c.parameter}'s class (the model's coefficient comes "
+                "from every point); a line where the other parameters weigh less would"
+            )
+        parts.append(text)
+    names = " and ".join(c.parameter for c, _ in unsure if c.parameter not in hidden)
+    if not names:
+        return "; ".join(parts)
     return (
         "; ".join(parts)
         + f": measure more sizes of {names}, over a wider range, each repeated, to decide"
     )
+
+
+def _line_rise(m: Model, parameter: str, line: Line) -> float:
+    """How much the model's value changes along ``line`` (max / min - 1)."""
+    values = np.asarray(m.evaluate({**dict(line.at), parameter: np.array(line.x)}), dtype=float)
+    low = float(values.min())
+    return float(values.max()) / low - 1 if low > 0 else math.inf
 
 
 def _worst(detail: NoiseDetail) -> str:

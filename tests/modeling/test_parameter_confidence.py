@@ -97,3 +97,19 @@ def test_a_model_of_several_parameters_that_misfits_states_no_class_probability(
     (m,) = model_measurements(MeasurementSet(("p", "n"), (k,))).models
     assert m.smape >= 50 and misfit_model(m)  # no class fits: the table marks it (misfit)
     assert m.extra("parameter_confidence") is None
+
+
+def test_a_line_the_other_terms_drown_says_so_instead_of_asking_for_more_sizes(
+    tmp_path: Path,
+) -> None:
+    """10 p^3 + n: the longest n line (at the largest p) moves by a millionth, and the note
+    asked to 'measure more sizes of n', which cannot help."""
+    grid = [(p, n) for p in P_SIZES for n in N_WIDE]
+    rows = ["PARAMETER p", "PARAMETER n"] + [f"POINTS ( {p:g} {n:g} )" for p, n in grid]
+    rows += ["METRIC time", "REGION b"]
+    rows += [f"DATA {v!r} {v * 1.002!r} {v * 0.998!r}" for v in (10 * p**3 + n for p, n in grid)]
+    path = tmp_path / "g.txt"
+    path.write_text("\n".join(rows) + "\n")
+    shown = perfguard("model", path, env={"COLUMNS": "200"})
+    note = next(line for line in shown.stderr.splitlines() if "its class in n" in line)
+    assert "cannot show n's class" in note and "measure more sizes of n" not in note
