@@ -445,6 +445,8 @@ class _Judge:
             else:
                 p = self._bound(kernel.key, lines, bound, kind, findings)
             probabilities["violation" if kind == "expectation" else kind] = p
+        if base_lines and findings.violates:
+            self._exceeded_before(kernel.name, base_lines, findings)
         if base_lines:
             reg, imp = self._growth_pair(fast, _fastest([b for _, b in base_lines]), findings)
             if math.isnan(reg):
@@ -484,6 +486,30 @@ class _Judge:
             probabilities=probabilities,
             change=change,
         )
+
+    def _exceeded_before(
+        self,
+        name: str,
+        base_lines: list[tuple[LineEvidence, LineEvidence]],
+        findings: _Findings,
+    ) -> None:
+        """A note where a bound the kernel fails is one its baseline's class exceeds too: the
+        change under review did not bring it (a reviewer read the fail as its doing)."""
+        for kind, bound in self.bounds_for(name):
+            if kind not in findings.decided:
+                continue
+            for _, b in base_lines:
+                shown = shown_class(b)
+                if not self.admitted(b.parameter, bound)[shown]:
+                    findings.note(
+                        Reason(
+                            "change",
+                            f"the baseline exceeds {bound.describe()} too "
+                            f"({class_text(b.parameter, shown)} there): not brought by this "
+                            "change",
+                        )
+                    )
+                    break
 
     def _products(
         self,

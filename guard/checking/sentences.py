@@ -86,7 +86,7 @@ def unjudged_notes(
                 f"baseline a run of the same benchmarks? Declare {bounds} {alone}"
             )
         else:
-            where = f"declare {bounds}, or pass --baseline"
+            where = f"declare {bounds}, or give --baseline a run to compare with"
         notes.append(
             f"{numbers.counted(len(names), 'kernel')} had no expectation and no baseline, so "
             f"nothing judged {them} (modelled only): {shown}; {where}"
@@ -127,7 +127,7 @@ def missing_notes(
         more = f" and {len(names) - 5} more" if len(names) > 5 else ""
         return (
             f"the baseline shares no kernel with the current measurements, so nothing was "
-            f"compared (the baseline has {shown}{more}): pass the baseline run of the same "
+            f"compared (the baseline has {shown}{more}): give --baseline a run of the same "
             "benchmarks",
         )
     return tuple(

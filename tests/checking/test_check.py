@@ -551,3 +551,15 @@ def test_parameters_that_grew_together_say_what_to_measure():
         in messages
     )
     assert "measure each parameter at four sizes or more while the others stay fixed" in messages
+
+
+def test_a_bound_the_baseline_exceeded_too_says_the_change_did_not_bring_it():
+    # a reviewer read 'fail: n^2 measured, <= n log n expected' as the PR's doing
+    rules = (ExpectationRule("*", "<= n log n"),)
+    current = mset(kernel("pairs", runs("n^2", 8)))
+    v = check(current, mset(kernel("pairs", runs("n^2", 9))), CheckOptions(rules=rules)).verdicts[0]
+    assert v.verdict == "fail" and v.violates_expectation
+    assert any("the baseline exceeds <= n log n too" in r.message for r in v.reasons)
+    # a baseline within the bound: the change brought it, nothing to add
+    fresh = check(current, mset(kernel("pairs", runs("n", 9))), CheckOptions(rules=rules))
+    assert not any("baseline exceeds" in r.message for r in fresh.verdicts[0].reasons)
