@@ -6,6 +6,7 @@ it (skipped kernels, advice, progress, the run summary).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -67,13 +68,15 @@ def print_document(doc: dict[str, Any], key: str | None = None) -> None:
 def print_check(report: CheckReport, measured: MeasurementSet | None = None) -> None:
     """The verdict table, each shown reason and note, and the status line; ``measured``
     gives the table its kernels' units."""
-    from .summary import counts_sentence, standing_reasons
+    from .summary import by_verdict, counts_sentence, standing_reasons
     from .tables import table_width
     from .terminal import STYLES, verdict_table
 
     width = table_width()
     console = out(width)
     units = {k.key: k.unit for k in measured.kernels} if measured is not None else None
+    # failures first, as the markdown report: in a long suite they lead, not drown
+    report = dataclasses.replace(report, verdicts=tuple(by_verdict(report.verdicts)))
     console.print(verdict_table(report, width, units))
     several = len({v.metric for v in report.verdicts}) > 1  # name the metric then
     for v in report.verdicts:

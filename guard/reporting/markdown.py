@@ -25,7 +25,7 @@ from ..measurements import Kernel, MeasurementSet
 from ..modeling.growth import misfit_model
 from ..templating import environment
 from . import charts
-from .summary import ORDER, counts_sentence, formula_text, reported_class
+from .summary import by_verdict, counts_sentence, formula_text, reported_class
 
 __all__ = ["GITHUB_LIMIT", "escape", "escape_html", "fence", "render_markdown", "render_report"]
 
@@ -90,7 +90,7 @@ def render_report(
     """
     now, before = _index(current), _index(baseline)
     axis = current.parameters[0] if current is not None and len(current.parameters) == 1 else None
-    ordered = _detail_order(report.verdicts)  # a long table shows its failures at the top
+    ordered = by_verdict(report.verdicts)  # a long table shows its failures at the top
     rows = [_row(v, now.get((v.kernel, v.metric))) for v in ordered]
     extra = facts or {}
     details = [
@@ -164,11 +164,6 @@ def _change(change: float | None) -> str:
 
 def _predicted(value: float | None) -> str | None:
     return None if value is None or not math.isfinite(value) else numbers.compact(value)
-
-
-def _detail_order(verdicts: Sequence[Verdict]) -> list[Verdict]:
-    """Fails first, then errors, inconclusive, passes; the report's order within each."""
-    return sorted(verdicts, key=lambda v: ORDER.index(v.verdict))
 
 
 def _details(

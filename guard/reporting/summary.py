@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from .. import numbers
 from ..checking.verdicts import SAME_GROWTH, CheckReport, Reason, Verdict, VerdictName
@@ -110,3 +111,8 @@ def reported_class(model: Model | None) -> str | None:
     rms = data.get("rms")
     rms_text = f", RMS {rms:.0%}" if isinstance(rms, (int, float)) else ""
     return f"{TOOL_NAMES.get(tool, tool)}: {data.get('complexity', '?')}{rms_text}"
+
+
+def by_verdict(verdicts: Sequence[Verdict]) -> list[Verdict]:
+    """Fails first, then errors, inconclusive, passes; the report's order within each."""
+    return sorted(verdicts, key=lambda v: ORDER.index(v.verdict))

@@ -367,3 +367,18 @@ def test_check_without_a_file_in_a_project_of_bounds_only_says_to_give_the_file(
     for verb in ("run", "ci"):  # they measure the config too
         again = perfguard(verb, cwd=tmp_path)
         assert again.returncode == 2 and "perfguard check bench.json" in again.stderr
+
+
+def test_the_terminal_table_lists_failures_first(tmp_path: Path) -> None:
+    """In a long suite at CI width a failure stood wherever its kernel was in the file."""
+    xs = (16, 32, 64, 128, 256, 512)
+    rows = ["PARAMETER n", "POINTS " + " ".join(f"( {x} )" for x in xs)]
+    for name, power in (("aaa_linear", 1), ("zzz_square", 2)):
+        rows += ["METRIC time", f"REGION {name}"]
+        rows += [f"DATA {x**power * 1e-6!r} {x**power * 1.01e-6!r}" for x in xs]
+    path = tmp_path / "m.txt"
+    path.write_text("\n".join(rows) + "\n")
+    done = perfguard("check", path, "--expect", "*=<= n", env={"COLUMNS": "120"})
+    assert done.returncode == 1
+    table = [line for line in done.stdout.splitlines() if "_linear" in line or "_square" in line]
+    assert "zzz_square" in table[0] and "aaa_linear" in table[1]
