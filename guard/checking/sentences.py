@@ -202,10 +202,15 @@ def bound_message(
         i = int(np.argmax(ratio))
         if ratio[i] > 1.0:
             closest = class_text(param, int(SPACE.lead[best]))
-            text += (
-                f"; see {numbers.at(param, ev.x[i])}: {numbers.factor(ratio[i])} "
-                f"{_best_curve(closest)}"
-            )
+            curve = _best_curve(closest)
+            if closest == "1" and le.line.at and not admitted[shown]:
+                # <= n^2 on a kernel of p and n: read as "n^2 <= n^2", it puzzled
+                curve = (
+                    f"above the best constant: {expectation.describe()} does not name "
+                    f"{param}, so it allows no growth in {param} (write it with {param}, "
+                    f"e.g. {expectation.describe()} {class_text(param, shown)}, to allow it)"
+                )
+            text += f"; see {numbers.at(param, ev.x[i])}: {numbers.factor(ratio[i])} {curve}"
     return text
 
 
@@ -237,7 +242,7 @@ def _best_curve(closest: str) -> str:
     """What the measurement is compared with: the bound's own class, fitted at its best."""
     if closest == "1":
         return "above the best constant (the bound allows no growth)"
-    return f"above the best fit of class {closest} (the bound's own)"
+    return f"above the best {closest} curve (the most the bound allows)"
 
 
 def grew_no_faster(pair: tuple[LineEvidence, LineEvidence], result: Comparison) -> bool:

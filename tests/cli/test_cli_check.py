@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -382,3 +383,19 @@ def test_the_terminal_table_lists_failures_first(tmp_path: Path) -> None:
     assert done.returncode == 1
     table = [line for line in done.stdout.splitlines() if "_linear" in line or "_square" in line]
     assert "zzz_square" in table[0] and "aaa_linear" in table[1]
+
+
+def test_a_bound_that_does_not_name_a_parameter_says_so(tmp_path: Path) -> None:
+    """'<= n' on a kernel of p and n failed 'along p: log p measured ... (the bound allows
+    no growth)' beside a table reading O(n log p): a reviewer saw n <= n."""
+    grid = [(p, n) for p in (2, 4, 8, 16, 32) for n in (1000, 2000, 4000, 8000, 16000)]
+    rows = ["PARAMETER p", "PARAMETER n"] + [f"POINTS ( {p} {n} )" for p, n in grid]
+    rows += ["METRIC time", "REGION solve"]
+    values = (1e-6 * n * (1 + math.log2(p)) for p, n in grid)
+    rows += [f"DATA {v!r} {v * 1.01!r} {v * 0.99!r}" for v in values]
+    path = tmp_path / "g.txt"
+    path.write_text("\n".join(rows) + "\n")
+    done = perfguard("check", path, "--expect", "solve=<= n", env={"COLUMNS": "200"})
+    assert done.returncode == 1
+    assert "<= n does not name p, so it allows no growth in p" in done.stdout
+    assert "e.g. <= n log p" in done.stdout
