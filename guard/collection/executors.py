@@ -355,6 +355,11 @@ class CallableExecutor:
             worker.stop()
             del self._workers[spec.name]
             raise
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM mid-call: the worker is busy, not
+            # waiting for a polite end (a second signal then orphaned it, still running)
+            worker.stop(now=True)
+            del self._workers[spec.name]
+            raise
         if "error" in reply:
             raise ExecutionError(str(reply.get("kind", "error")), str(reply["error"]))
         return float(reply["value"])
@@ -452,18 +457,22 @@ class _Worker:
             if stream is not None:
                 stream.close()
 
-    def stop(self) -> None:
-        if self.alive():
-            assert self.proc.stdin is not None
-            try:
-                self.proc.stdin.close()
-                self.proc.wait(timeout=1)
-            except (BrokenPipeError, subprocess.TimeoutExpired):
-                pass
-        self.kill()
-        self.stderr.close()
-        if self.dumps is not None:
-            self.dumps.cleanup()
+    def stop(self, now: bool = False) -> None:
+        """End the worker: politely (stdin closed, a second to exit) unless ``now``; it is
+        killed in any case, even if a second interrupt cuts the polite wait short."""
+        try:
+            if self.alive() and not now:
+                assert self.proc.stdin is not None
+                try:
+                    self.proc.stdin.close()
+                    self.proc.wait(timeout=1)
+                except (BrokenPipeError, subprocess.TimeoutExpired):
+                    pass
+        finally:
+            self.kill()
+            self.stderr.close()
+            if self.dumps is not None:
+                self.dumps.cleanup()
 
 
 class RoutingExecutor:

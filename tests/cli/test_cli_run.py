@@ -412,3 +412,49 @@ def test_a_run_where_every_benchmark_failed_prints_no_empty_table(tmp_path: Path
     assert done.returncode == 3
     assert "cannot start no-such-program-perfguard" in done.stderr
     assert "┏" not in done.stderr and "benchmark ┃" not in done.stderr
+
+
+def test_two_interrupts_leave_no_callable_running_and_keep_the_file(tmp_path: Path) -> None:
+    """Ctrl-C twice: the first waited a second for a busy worker to end politely, the
+    second cut that wait short -- the worker ran on (parent pid 1), the file was lost."""
+    (tmp_path / "slow.py").write_text(
+        textwrap.dedent(
+            """
+            import os, pathlib, time
+            def kernel(n):
+                def run():
+                    if n >= 64:
+                        pathlib.Path("hanging").write_text(str(os.getpid()))
+                        time.sleep(60)
+                return run
+            """
+        )
+    )
+    config = project(tmp_path, "slow:\n  callable: slow:kernel\n  timeout: 100\n  warmup: 0\n")
+    out = tmp_path / "m.json"
+    proc = subprocess.Popen(
+        [PY, "-m", "guard.cli", "run", "-c", str(config), "-o", str(out)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    marker = tmp_path / "hanging"
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists(), "the benchmark never reached its hanging size"
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    pid = int(marker.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), f"the interrupted worker (pid {pid}) is still running"
+    assert load(out).run.interrupted  # what was measured is kept
