@@ -111,6 +111,10 @@ class _Run:
                 if self.clock() >= self.deadline:
                     for left in self.benches:  # the budget, not an interrupt, cut these
                         left.sized = True
+                        left.stopped_by = (
+                            f"the run's budget ({self.options.budget:g} s) ran out before "
+                            "its next size"
+                        )
                     return
                 point = _Point(at)
                 bench.points.append(point)
@@ -147,9 +151,8 @@ class _Run:
                 "or this benchmark's share of the budget"
             )
             message = (
-                f"{measured}, {wanted} are needed to tell classes apart: {why}; raise it, "
-                "start from smaller sizes, or re-run if the machine was busy (the last size "
-                "was timed twice)" + _SLOW_COUNTER_HINT.get(bench.spec.metric, "")
+                f"{measured}, {wanted} are needed to tell classes apart: {why}; raise the "
+                "limit or start from smaller sizes" + _SLOW_COUNTER_HINT.get(bench.spec.metric, "")
             )
             # no progress line: the run's summary names it once, as too-few-sizes
             bench.error = RunError(bench.spec.name, "too-few-sizes", message, None)
@@ -159,6 +162,7 @@ class _Run:
         # execution of a quadratic kernel cannot blow the budget by itself. Over several
         # parameters (sizes and tuning knobs such as block sizes) neighbours in the
         # product order say nothing about each other: only the last cost counts.
+        bench.stopped_by = ""  # a size timed again may grow on after all
         last = bench.points[-1]
         growth = 1.0
         several = len(bench.spec.parameters) > 1
@@ -168,16 +172,21 @@ class _Run:
         if following > self.options.size_limit:
             bench.stopped_by = (
                 f"the next size would take about {following:.2g} s, over run.size_limit "
-                f"({self.options.size_limit:g} s)"
+                f"({self.options.size_limit:g} s); re-run if the machine was busy (the "
+                "last size was timed twice)"
             )
             return True
         lowest = bench.target_repetitions(self.options)[0]
         total = (sum(p.cost for p in bench.points) + following) * lowest
+        if total <= self.share:
+            return False
+        times = f"{lowest} repetitions" if lowest != 1 else "one repetition"
         bench.stopped_by = (
-            f"{lowest} repetitions of its sizes and the next would take about {total:.2g} s, "
-            f"over this benchmark's share of the budget ({self.share:.2g} s)"
+            f"{times} of its sizes and the next would take about {total:.2g} s, over this "
+            f"benchmark's share of the budget ({self.share:.2g} s); re-run if the machine "
+            "was busy (the last size was timed twice)"
         )
-        return total > self.share
+        return True
 
     def trim(self) -> None:
         def needed() -> float:

@@ -337,6 +337,19 @@ def test_a_benchmark_cut_short_below_five_sizes_is_an_error() -> None:
     assert sizes(mset, "a") == [s[0] for s in SIZES]
 
 
+def test_a_run_whose_budget_ran_out_says_so_for_the_benchmarks_it_cut() -> None:
+    """The budget ending the pilot read as a stale 'over this benchmark's share' (0.65 s
+    over 1 s) or 'would exceed run.size_limit (100 s)'."""
+    clock = FakeClock()
+    executor = FakeExecutor(clock, {"a": lambda n: 0.4, "b": lambda n: 0.4})
+    mset = run(
+        [spec("a"), spec("b")], executor, clock, budget=2, benchmark_budget=100, size_limit=100.0
+    )
+    cut = [e for e in mset.run.errors if e.kind == "too-few-sizes"]
+    assert cut and all("the run's budget (2 s) ran out" in e.message for e in cut), cut
+    assert not any("share of the budget" in e.message for e in cut)
+
+
 def test_too_few_sizes_of_counted_instructions_names_valgrinds_cost() -> None:
     clock = FakeClock()
     counted = replace(spec("counted"), metric="instructions", unit="instructions")
