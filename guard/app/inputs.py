@@ -38,7 +38,8 @@ def load(
 def require_kernels(mset: MeasurementSet, path: Path) -> MeasurementSet:
     """``mset`` read from ``path``, refused when it holds no kernel: a gate must not pass
     on nothing."""
-    if not mset.kernels:
+    if not mset.kernels and not mset.run.errors:  # a run whose every benchmark failed
+        # says why itself, and is exit 3 as its own run was
         raise FormatError(
             "holds no kernels: nothing to judge or compare with, and a gate must not pass on "
             "nothing (was it written by a run that selected no benchmark, or is it one shard "

@@ -77,7 +77,8 @@ def print_check(report: CheckReport, measured: MeasurementSet | None = None) -> 
     units = {k.key: k.unit for k in measured.kernels} if measured is not None else None
     # failures first, as the markdown report: in a long suite they lead, not drown
     report = dataclasses.replace(report, verdicts=tuple(by_verdict(report.verdicts)))
-    console.print(verdict_table(report, width, units))
+    if report.verdicts:  # none: every benchmark failed to run, its notes say so
+        console.print(verdict_table(report, width, units))
     several = len({v.metric for v in report.verdicts}) > 1  # name the metric then
     for v in report.verdicts:
         name = f"{v.kernel} ({v.metric})" if several else v.kernel
