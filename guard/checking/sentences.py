@@ -110,7 +110,27 @@ def unjudged_notes(
         more = len(unmatched) - 5
         verb = "matches" if more == 1 else "match"
         notes.append(f"{numbers.counted(more, 'more rule')} {verb} no kernel here")
+    notes += _shadowed(rules, everyone)
     return tuple(notes)
+
+
+def _shadowed(rules: Sequence[ExpectationRule], kernels: Sequence[str]) -> list[str]:
+    """A --expect that matches kernels an earlier rule judges first: it judged nothing, and
+    `--expect '*=<= n^2' --expect 'quad=<= n'` passed quad against n^2 without a word."""
+    out = []
+    for i, rule in enumerate(rules):
+        if not rule.source.startswith("--"):
+            continue  # a config's rules: one file's order, read as written
+        matched = [k for k in kernels if rule.matches(k)]
+        first = [next(j for j, r in enumerate(rules) if r.matches(k)) for k in matched]
+        if matched and all(j < i for j in first):
+            earlier = rules[min(first)]
+            out.append(
+                f"{rule.source}: judged no kernel: {earlier.source} ({earlier.pattern!r}) "
+                f"matches {'it' if len(matched) == 1 else 'them'} first; give the narrower "
+                "rule first"
+            )
+    return out
 
 
 def missing_notes(

@@ -563,3 +563,20 @@ def test_a_bound_the_baseline_exceeded_too_says_the_change_did_not_bring_it():
     # a baseline within the bound: the change brought it, nothing to add
     fresh = check(current, mset(kernel("pairs", runs("n", 9))), CheckOptions(rules=rules))
     assert not any("baseline exceeds" in r.message for r in fresh.verdicts[0].reasons)
+
+
+def test_an_expect_an_earlier_rule_hides_is_named():
+    # --expect '*=<= n^2' --expect 'quad=<= n': quad passed against n^2 without a word
+    current = mset(kernel("quad", runs("n^2", 8)), kernel("lin", runs("n", 9)))
+    rules = (
+        ExpectationRule("*", "<= n^2", "--expect '*=<= n^2'"),
+        ExpectationRule("quad", "<= n", "--expect 'quad=<= n'"),
+    )
+    report = check(current, options=CheckOptions(rules=rules))
+    assert report.notes == (
+        "--expect 'quad=<= n': judged no kernel: --expect '*=<= n^2' ('*') matches it first; "
+        "give the narrower rule first",
+    )
+    # the narrower first: both judge, nothing to say
+    report = check(current, options=CheckOptions(rules=rules[::-1]))
+    assert report.notes == () and report.verdicts[0].verdict == "fail"
