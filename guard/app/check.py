@@ -83,6 +83,10 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
         current = require_kernels(load(request.current, *reading), request.current)
     else:
         assert cfg is not None  # checked above
+        if baseline is not None:  # before the suite is measured, not after
+            from ..checking.check import same_parameters
+
+            same_parameters(baseline.parameters, tuple(cfg.parameters), f"{cfg.path}'s")
         current = measure_config(cfg, measure)
     with naming_held(current, baseline):
         report = judge(current, baseline, options)

@@ -144,6 +144,10 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
         _check_ref(options.baseline_ref, config.path.absolute().parent, options.db)
     check_opts = check_options(config, CheckFlags(strict=options.strict))
     from_file = _file_baseline(options, config)
+    if from_file is not None and from_file[0] is not None and options.measurements is None:
+        from ..checking.check import same_parameters
+
+        same_parameters(from_file[0].parameters, tuple(config.parameters), f"{config.path}'s")
     options.report_dir.mkdir(parents=True, exist_ok=True)
     current = _current(options, config, services.measure)
     context = services.context

@@ -76,7 +76,7 @@ from .sentences import (
 )
 from .verdicts import SAME_GROWTH, CheckReport, Reason, Verdict, VerdictName
 
-__all__ = ["CheckOptions", "ExpectationRule", "check", "parse_rules"]
+__all__ = ["CheckOptions", "ExpectationRule", "check", "parse_rules", "same_parameters"]
 
 
 @dataclass(frozen=True)
@@ -136,6 +136,18 @@ def _first_match(rules: Sequence[ExpectationRule], name: str) -> int | None:
     return next((i for i, r in enumerate(rules) if r.matches(name)), None)
 
 
+def same_parameters(
+    baseline: Sequence[str], current: Sequence[str], whose: str = "the current measurements'"
+) -> None:
+    """Refuse a baseline of other parameters (``whose``: where the current ones come from,
+    e.g. the config's, checked before anything is measured)."""
+    if tuple(baseline) != tuple(current):
+        raise UsageError(
+            f"the baseline's parameters ({', '.join(baseline)}) differ from {whose} "
+            f"({', '.join(current)})"
+        )
+
+
 def check(
     current: MeasurementSet,
     baseline: MeasurementSet | None = None,
@@ -145,11 +157,8 @@ def check(
     opts = options or CheckOptions()
     judged = [k.name for m in (current, baseline) if m is not None for k in m.kernels]
     rules, ceiling = parse_rules(opts, current.parameters, judged)
-    if baseline is not None and tuple(baseline.parameters) != tuple(current.parameters):
-        raise UsageError(
-            f"the baseline's parameters ({', '.join(baseline.parameters)}) differ from the "
-            f"current measurements' ({', '.join(current.parameters)})"
-        )
+    if baseline is not None:
+        same_parameters(baseline.parameters, current.parameters)
     unknown = sorted(set(opts.target) - set(current.parameters))
     if set(unknown) - opts.optional_target:
         raise UsageError(

@@ -326,6 +326,12 @@ def test_two_baselines_or_a_mistyped_ref_are_refused_before_measuring(tmp_path: 
     assert typo.returncode == 2 and "--baseline-ref mian: git knows no such branch" in typo.stderr
     # a baseline file that is missing or holds nothing: refused in a second, not after the
     # suite was measured (and the report folder left mixing two runs)
+    (tmp_path / "other.json").write_text(
+        '{"schema": "perfguard/measurements@1", "parameters": ["n", "b"], "kernels": [{"name":'
+        ' "k", "metric": "time", "points": [{"at": {"n": 1, "b": 1}, "values": [1.0]}]}]}'
+    )
+    other = outside_actions(tmp_path, "--baseline", "other.json", "--comment", "never")
+    assert other.returncode == 2 and "the baseline's parameters (n, b) differ" in other.stderr
     for given in ("nope.json", "empty.json"):
         (tmp_path / "empty.json").write_text(
             '{"schema": "perfguard/measurements@1", "parameters": ["n"], "kernels": []}'
