@@ -148,8 +148,8 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
         from ..checking.check import same_parameters
 
         same_parameters(from_file[0].parameters, tuple(config.parameters), f"{config.path}'s")
-    options.report_dir.mkdir(parents=True, exist_ok=True)
     current = _current(options, config, services.measure)
+    options.report_dir.mkdir(parents=True, exist_ok=True)  # not for a run refused above
     context = services.context
     if context is not None and current.run.commit != context.head_sha:
         # In a pull request GITHUB_SHA is a merge commit nobody can find again later;

@@ -109,7 +109,10 @@ def check_replaceable(path: Path, option: str = "--output") -> None:
     from ..formats import is_native
 
     real = Path(os.path.realpath(path))
-    if real.is_file() and real.stat().st_size > 0 and not is_native(real):
+    if not real.is_file():
+        return
+    blank = real.stat().st_size <= 4096 and not real.read_bytes().strip()  # `echo > m.json`
+    if not blank and not is_native(real):
         raise UsageError(
             f"{option} {path}: the file exists and is not a perfguard measurements file "
             "(a config, a script?); choose another name, or remove it first"

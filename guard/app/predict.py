@@ -112,6 +112,12 @@ def predict(plan: PredictPlan, progress: Callable[[str], None]) -> PredictOutcom
     """Train a hybrid model per kernel (``progress`` hears each name) and predict."""
     from ..modeling.predict import predict_rows, train_predictors
 
+    mset = plan.measurements
+    if not mset.kernels and mset.run.errors:  # "no kernel matches (kernels: none)", exit 2
+        from ..errors import CollectionError
+
+        failed = "; ".join(e.sentence() for e in mset.run.errors[:3])
+        raise CollectionError(f"no benchmark ran to the end, nothing to predict: {failed}")
     skipped: list[str] = []
     predictors = train_predictors(
         plan.measurements,

@@ -368,6 +368,7 @@ def test_check_without_a_file_in_a_project_of_bounds_only_says_to_give_the_file(
     for verb in ("run", "ci"):  # they measure the config too
         again = perfguard(verb, cwd=tmp_path)
         assert again.returncode == 2 and "perfguard check bench.json" in again.stderr
+    assert not (tmp_path / ".perfguard").exists()  # a refused ci leaves no report folder
 
 
 def test_the_terminal_table_lists_failures_first(tmp_path: Path) -> None:

@@ -478,3 +478,17 @@ def test_a_benchmark_that_failed_to_run_is_exit_3_as_in_check(tmp_path: Path) ->
     done = perfguard("predict", source, "--at", "n=6")
     assert done.returncode == 3, done.stderr
     assert "sweep" in done.stdout  # the kernels that ran are still predicted
+
+
+def test_a_file_whose_every_benchmark_failed_is_exit_3(tmp_path: Path) -> None:
+    doc = {
+        "schema": "perfguard/measurements@1",
+        "parameters": ["n"],
+        "run": {"errors": [{"benchmark": "crash", "kind": "crash", "message": "exit code 1"}]},
+        "kernels": [],
+    }
+    source = tmp_path / "m.json"
+    source.write_text(json.dumps(doc))
+    done = perfguard("predict", source, "--at", "n=6")
+    assert done.returncode == 3, done.stderr
+    assert "no benchmark ran to the end" in done.stderr and "exit code 1" in done.stderr

@@ -404,6 +404,9 @@ def test_output_never_replaces_a_file_that_is_not_measurements(tmp_path: Path) -
     assert perfguard("run", "-c", config, "-o", out).returncode == 0
     merged = perfguard("merge", out, "-o", config)
     assert merged.returncode == 2 and config.read_text() == before
+    blank = tmp_path / "blank.json"  # `echo > blank.json`: as good as empty
+    blank.write_text("\n")
+    assert perfguard("merge", out, "-o", blank).returncode == 0
 
 
 def test_a_run_where_every_benchmark_failed_prints_no_empty_table(tmp_path: Path) -> None:
