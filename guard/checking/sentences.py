@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import numbers
 from ..measurements import MeasurementSet
-from ..modeling.analysis import LineEvidence
+from ..modeling.analysis import DECIDING_POINTS, LineEvidence
 from ..modeling.evidence import SPACE, Evidence
 from ..modeling.growth import misfit
 from ..modeling.pmnf import Model
@@ -385,6 +385,15 @@ def advice(
                 f"measure the baseline at {at}..{numbers.size(hi)} too (it has "
                 f"{numbers.size(base.line.x[0])}..{numbers.size(base.line.x[-1])})"
             )
+    few = [o for o in lines if len(o.line.x) < DECIDING_POINTS]
+    if few:  # the gate fails on no fewer sizes: nothing else can decide it
+        for o in few:
+            x = np.asarray(o.line.x, dtype=float)
+            tips.append(
+                f"measure at least {DECIDING_POINTS} sizes of {o.line.parameter} (now "
+                f"{len(x)}), e.g. up to {numbers.size(_further(x))}"
+            )
+        return "to decide: " + "; ".join(tips)
     le = max(lines, key=lambda le: float(np.nan_to_num(le.evidence.noise[0], nan=1.0)))
     noise = float(le.evidence.noise[0])
     reps = int(np.median([len(v) for v in le.line.values]))

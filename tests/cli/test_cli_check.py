@@ -417,3 +417,23 @@ def test_the_file_of_a_run_whose_every_benchmark_failed_is_exit_3(tmp_path: Path
     assert done.returncode == 3, done.stderr
     assert "exit code 3" in done.stdout and "no kernels" not in done.stderr
     assert "┏" not in done.stdout
+
+
+def test_too_few_sizes_advise_sizes_alone(tmp_path: Path) -> None:
+    """3 sizes of a x997 class regression: the advice led with the noise and repetitions,
+    which cannot decide what the gate will not fail on fewer than 5 sizes."""
+    xs = (1000, 10000, 100000)
+
+    def write(path: Path, power: int, scale: float) -> Path:
+        rows = ["PARAMETER n", "POINTS " + " ".join(f"( {x} )" for x in xs)]
+        rows += ["METRIC time", "REGION three"]
+        rows += [f"DATA {v!r} {v * 1.3!r} {v * 0.8!r}" for v in (scale * x**power for x in xs)]
+        path.write_text("\n".join(rows) + "\n")
+        return path
+
+    cand, base = write(tmp_path / "c.txt", 2, 1e-9), write(tmp_path / "b.txt", 1, 1e-6)
+    done = perfguard("check", cand, "--baseline", base, env={"COLUMNS": "200"})
+    assert done.returncode == 0
+    (advice,) = [line for line in done.stdout.splitlines() if ": to decide:" in line]
+    assert "measure at least 5 sizes of n (now 3)" in advice
+    assert "repetitions" not in advice
