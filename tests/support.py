@@ -147,3 +147,18 @@ def _as_a_fresh_interpreter() -> Iterator[None]:
             yield
     finally:
         logger.removeHandler(handler)
+
+
+def failed_run_file(path: Path, message: str = "exit code 3") -> Path:
+    """A measurements@1 file of a run whose only benchmark crashed: no kernels, one error."""
+    import json
+
+    error = {"benchmark": "crash", "kind": "crash", "message": message}
+    doc = {
+        "schema": "perfguard/measurements@1",
+        "parameters": ["n"],
+        "run": {"errors": [error]},
+        "kernels": [],
+    }
+    path.write_text(json.dumps(doc))
+    return path

@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
-from support import perfguard
+from support import failed_run_file, perfguard
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "check"
 BASE, CAND = EXAMPLES / "base.json", EXAMPLES / "cand.json"
@@ -405,15 +405,7 @@ def test_a_bound_that_does_not_name_a_parameter_says_so(tmp_path: Path) -> None:
 def test_the_file_of_a_run_whose_every_benchmark_failed_is_exit_3(tmp_path: Path) -> None:
     """It read 'holds no kernels: was it written by a run that selected no benchmark?',
     exit 2, where its own run said why, exit 3."""
-    doc = {
-        "schema": "perfguard/measurements@1",
-        "parameters": ["n"],
-        "run": {"errors": [{"benchmark": "crash", "kind": "crash", "message": "exit code 3"}]},
-        "kernels": [],
-    }
-    path = tmp_path / "m.json"
-    path.write_text(json.dumps(doc))
-    done = perfguard("check", path)
+    done = perfguard("check", failed_run_file(tmp_path / "m.json"))
     assert done.returncode == 3, done.stderr
     assert "exit code 3" in done.stdout and "no kernels" not in done.stderr
     assert "┏" not in done.stdout

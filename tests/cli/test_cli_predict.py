@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import Ran, perfguard, perfguard_process
+from support import Ran, failed_run_file, perfguard, perfguard_process
 
 from guard.config import parse_range
 from guard.errors import UsageError
@@ -481,14 +481,7 @@ def test_a_benchmark_that_failed_to_run_is_exit_3_as_in_check(tmp_path: Path) ->
 
 
 def test_a_file_whose_every_benchmark_failed_is_exit_3(tmp_path: Path) -> None:
-    doc = {
-        "schema": "perfguard/measurements@1",
-        "parameters": ["n"],
-        "run": {"errors": [{"benchmark": "crash", "kind": "crash", "message": "exit code 1"}]},
-        "kernels": [],
-    }
-    source = tmp_path / "m.json"
-    source.write_text(json.dumps(doc))
+    source = failed_run_file(tmp_path / "m.json", "exit code 1")
     done = perfguard("predict", source, "--at", "n=6")
     assert done.returncode == 3, done.stderr
     assert "no benchmark ran to the end" in done.stderr and "exit code 1" in done.stderr

@@ -130,23 +130,7 @@ hangs:
 """,
     )
     out = tmp_path / "m.json"
-    env = {**os.environ, "COLUMNS": "200"}
-    proc = subprocess.Popen(
-        [PY, "-m", "guard.cli", "run", "-c", str(config), "-o", str(out)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        # A shell without job control ("cmd &", nohup) starts its children with SIGINT
-        # ignored, and Python then never raises KeyboardInterrupt: give it back.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    marker = tmp_path / "hanging"
-    deadline = time.monotonic() + 60
-    while not marker.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert marker.exists(), "the benchmark never reached its hanging size"
+    proc, marker = run_until_it_hangs(config, out)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
@@ -160,6 +144,28 @@ hangs:
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(pid), f"the interrupted benchmark (pid {pid}) is still running"
+
+
+def run_until_it_hangs(config: Path, out: Path) -> tuple[subprocess.Popen[str], Path]:
+    """``perfguard run`` as a real process, returned once its benchmark wrote the file
+    ``hanging`` (its pid) beside the config and sleeps."""
+    proc = subprocess.Popen(
+        [PY, "-m", "guard.cli", "run", "-c", str(config), "-o", str(out)],
+        cwd=config.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        # A shell without job control ("cmd &", nohup) starts its children with SIGINT
+        # ignored, and Python then never raises KeyboardInterrupt: give it back.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    marker = config.parent / "hanging"
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists(), "the benchmark never reached its hanging size"
+    return proc, marker
 
 
 def _alive(pid: int) -> bool:
@@ -435,20 +441,7 @@ def test_two_interrupts_leave_no_callable_running_and_keep_the_file(tmp_path: Pa
     )
     config = project(tmp_path, "slow:\n  callable: slow:kernel\n  timeout: 100\n  warmup: 0\n")
     out = tmp_path / "m.json"
-    proc = subprocess.Popen(
-        [PY, "-m", "guard.cli", "run", "-c", str(config), "-o", str(out)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "COLUMNS": "200"},
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    marker = tmp_path / "hanging"
-    deadline = time.monotonic() + 60
-    while not marker.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert marker.exists(), "the benchmark never reached its hanging size"
+    proc, marker = run_until_it_hangs(config, out)
     proc.send_signal(signal.SIGINT)
     time.sleep(0.3)
     if proc.poll() is None:
