@@ -341,8 +341,8 @@ def pair_message(
         # larger, or its term overtakes only further out; say which way each points
         return (
             f"{head} grows faster; {span} it grew {numbers.factor(grown)}, less than the "
-            f"baseline's {numbers.factor(grown_before)}: the classes part beyond the sizes "
-            "measured"
+            f"baseline's {numbers.factor(grown_before)}: a faster class would overtake only "
+            "beyond the sizes measured"
         )
     return (
         f"{head} grows faster; {span} it grows {numbers.factor(grown)}, the baseline "

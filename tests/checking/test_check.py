@@ -441,7 +441,7 @@ def test_a_class_regression_still_faster_at_the_target_does_not_fail():
     (plain,) = check(cand, base).verdicts
     (reason,) = [r.message for r in plain.reasons if r.kind == "regression"]
     assert plain.verdict == "fail"  # no target: the classes decide
-    assert "less than the baseline's" in reason and "classes part beyond" in reason
+    assert "less than the baseline's" in reason and "overtake only beyond" in reason
     (aimed,) = check(cand, base, CheckOptions(target={"n": 1e6})).verdicts
     assert aimed.verdict == "inconclusive", aimed.reasons
     (why,) = [r.message for r in aimed.reasons if r.kind == "regression"]
