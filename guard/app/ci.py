@@ -144,7 +144,7 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
         _check_ref(options.baseline_ref, config.path.absolute().parent, options.db)
     check_opts = check_options(config, CheckFlags(strict=options.strict))
     from_file = _file_baseline(options, config)
-    if from_file is not None and from_file[0] is not None and options.measurements is None:
+    if from_file is not None and options.measurements is None:
         from ..checking.check import same_parameters
 
         same_parameters(from_file[0].parameters, tuple(config.parameters), f"{config.path}'s")
@@ -358,9 +358,7 @@ def _token(environ: Mapping[str, str]) -> str:
     return token
 
 
-def _file_baseline(
-    options: CiOptions, config: Config
-) -> tuple[MeasurementSet | None, str | None] | None:
+def _file_baseline(options: CiOptions, config: Config) -> tuple[MeasurementSet, str] | None:
     """A baseline file (--baseline, check.baseline), read before anything is measured: a
     missing or unusable one fails in a second, not after the suite."""
     path = options.baseline or config.check.baseline

@@ -34,7 +34,7 @@ from .details import (
 from .drift import find_drift
 from .evidence import CLASSES, Evidence, EvidenceSettings
 from .exhaustive import ExhaustiveModeler
-from .growth import falls_json, growth_json, misfit_model
+from .growth import falls_json, growth_json, predicts_nothing
 from .lines import Line
 from .multi_parameter import model_multi_parameter
 from .noise import (
@@ -230,14 +230,14 @@ def _add_parameter_confidence(
     lines: Mapping[tuple[str, str], tuple[LineEvidence, ...]],
 ) -> None:
     """Each model of several parameters gains how sure its class is in each parameter: the
-    probability its line gives the model's class (``parameter_confidence``). None where a
-    line grows beyond every class, or the model's class in a parameter is not one of the
-    classes a line weighs."""
+    probability its line gives the model's class (``parameter_confidence``). None where
+    the model's formula says nothing (no class fits, or it grows beyond every class), or
+    its class in a parameter is not one of the classes a line weighs."""
     index = {order: i for i, order in enumerate(CLASSES)}
     wanted = [
         (key, le, models[key].lead_order(le.parameter))
         for key, ls in lines.items()
-        if key in models and len(ls) > 1 and not misfit_model(models[key])
+        if key in models and len(ls) > 1 and not predicts_nothing(models[key])
         for le in ls
     ]
     confs: dict[tuple[str, str], list[tuple[ClassConfidence, Line]]] = defaultdict(list)

@@ -113,3 +113,21 @@ def test_a_line_the_other_terms_drown_says_so_instead_of_asking_for_more_sizes(
     shown = perfguard("model", path, env={"COLUMNS": "200"})
     note = next(line for line in shown.stderr.splitlines() if "its class in n" in line)
     assert "cannot show n's class" in note and "measure more sizes of n" not in note
+
+
+def test_an_exponential_like_model_of_several_parameters_states_no_class_probability() -> None:
+    """Its formula is only the least bad class fit: a per-parameter 'sure' beside
+    'exponential-like' would speak for a class it does not have."""
+    rng = np.random.default_rng(1)
+    grid = [(p, float(n)) for p in (2.0, 4.0, 8.0, 16.0, 32.0) for n in range(10, 21, 2)]
+    values = (p * (2.7e-4 + 1e-8 * 2.5**n) for p, n in grid)
+    k = Kernel(
+        "redos",
+        "time",
+        tuple(
+            Point(at, tuple(v * (1 + rng.uniform(-0.02, 0.02, 5)))) for at, v in zip(grid, values)
+        ),
+    )
+    (m,) = model_measurements(MeasurementSet(("p", "n"), (k,))).models
+    assert m.complexity() == "exponential-like"
+    assert m.extra("parameter_confidence") is None
