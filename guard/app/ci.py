@@ -22,6 +22,7 @@ from pathlib import Path
 import requests
 
 from .. import numbers
+from ..atomic import write_atomic
 from ..checking.check import check as judge
 from ..checking.verdicts import FAIL_ON, CheckReport, Verdict
 from ..checking.verdicts_json import read_report
@@ -217,15 +218,16 @@ def _current(options: CiOptions, config: Config, measure: Measure) -> Measuremen
 def _write_report(
     folder: Path, markdown: str, report: CheckReport, context: ActionsContext | None
 ) -> Path:
-    """report.md, verdicts.json and pr.json: what the Action uploads and publishes."""
-    path = folder / "report.md"
-    path.write_text(markdown, encoding="utf-8")
-    (folder / "verdicts.json").write_text(
-        json.dumps(numbers.json_safe(report.to_json()), indent=1, ensure_ascii=False) + "\n",
-        encoding="utf-8",
-    )
+    """report.md, verdicts.json and pr.json: what the Action uploads and publishes.
+
+    Each file is replaced whole (an interrupted job leaves the earlier file, never half of
+    one); report.md, which the summary and the comment show, comes last."""
+    verdicts = json.dumps(numbers.json_safe(report.to_json()), indent=1, ensure_ascii=False)
+    write_atomic(folder / "verdicts.json", verdicts + "\n")
     doc = {"number": None if context is None else context.pr_number, "status": report.status}
-    (folder / "pr.json").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    write_atomic(folder / "pr.json", json.dumps(doc) + "\n")
+    path = folder / "report.md"
+    write_atomic(path, markdown)
     return path
 
 

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..atomic import write_atomic
 from ..defaults import CONFIG_PATH, FORMAT_NAMES
 from ..errors import FormatError, PerfguardError, UsageError
 
@@ -120,8 +121,9 @@ def check_replaceable(path: Path, option: str = "--output") -> None:
 
 
 def write_text(path: Path, text: str, option: str) -> None:
-    """Write an output file; what still goes wrong (a full disk) is one line naming it."""
+    """Write an output file whole or not at all; what still goes wrong (a full disk) is one
+    line naming it."""
     try:
-        path.write_text(text, encoding="utf-8")
+        write_atomic(path, text)
     except OSError as exc:
         raise UsageError(f"{option} {path}: {exc.strerror or exc}") from None

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_atomic
 from ..errors import FormatError
 from ..measurements import SCHEMA, Kernel, MeasurementSet, Point, RunError, RunInfo
 from . import Importer, register
@@ -23,31 +22,9 @@ def dumps(mset: MeasurementSet) -> str:
 
 
 def save(mset: MeasurementSet, path: str | Path) -> None:
-    """Write measurements@1 atomically: readers see the old file or the new one, never half.
-
-    A symlink is written through (its target replaced, the link kept); a special file (a
-    pipe, /dev/stdout) is written into as it is, since it cannot be replaced."""
-    target = Path(os.path.realpath(path))
-    if target.exists() and not target.is_file():
-        with open(target, "w", encoding="utf-8") as handle:
-            handle.write(dumps(mset))
-        return
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(dumps(mset))
-        os.chmod(tmp, _created_mode())  # mkstemp's 0600, else: as any file written here
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _created_mode() -> int:
-    """The mode ``open()`` would give a new file under the process's umask."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
+    """Write measurements@1 atomically: readers see the old file or the new one, never half
+    (a symlink is written through, a pipe written into: see ``write_atomic``)."""
+    write_atomic(path, dumps(mset))
 
 
 def sniff(text: str) -> bool:

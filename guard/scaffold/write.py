@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
+from ..atomic import write_atomic
 from ..errors import UsageError
 from .project import InitFile
 
@@ -34,17 +33,9 @@ def _target(root: Path, relative: PurePosixPath) -> Path:
 
 
 def _write_atomic(target: Path, text: str) -> None:
-    """Write through a temporary file in the same folder and ``os.replace`` it into place."""
+    """Write whole or not at all (see ``write_atomic``), naming the file if that fails."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        write_atomic(target, text)
     except OSError as exc:
-        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.chmod(temp, 0o644)
-        os.replace(temp, target)
-    except OSError as exc:
-        Path(temp).unlink(missing_ok=True)
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None

@@ -417,3 +417,27 @@ def test_a_local_run_without_a_baseline_says_how_to_name_one(tmp_path: Path) -> 
         "no baseline (no --baseline, --baseline-ref or --baseline-commit; outside GitHub "
         "Actions name one, e.g. --baseline-ref main)" in done.stdout + done.stderr
     )
+
+
+def test_an_interrupted_report_write_leaves_the_earlier_report_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Action uploads the report folder even when the job is cancelled: a cancel while
+    its files are replaced must leave the earlier files, not a new verdicts.json beside an
+    old report.md (or half a file)."""
+    from guard.app import ci as ci_app
+    from guard.checking.verdicts import CheckReport
+
+    folder = tmp_path / "report"
+    folder.mkdir()
+    earlier = {"report.md": "# earlier\n", "verdicts.json": "{}\n", "pr.json": "{}\n"}
+    for name, text in earlier.items():
+        (folder / name).write_text(text, encoding="utf-8")
+
+    def cancelled(src: str, dst: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", cancelled)
+    with pytest.raises(KeyboardInterrupt):
+        ci_app._write_report(folder, "# new\n", CheckReport(verdicts=()), None)
+    assert {p.name: p.read_text(encoding="utf-8") for p in folder.iterdir()} == earlier
