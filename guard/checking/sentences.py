@@ -398,13 +398,19 @@ def advice(
     noise = float(le.evidence.noise[0])
     reps = int(np.median([len(v) for v in le.line.values]))
     if not math.isfinite(noise):
-        tips.append("repeat each size at least 5 times (there are no repetitions)")
+        tips.append("repeat each size at least 5 times (each size holds one value)")
     elif noise > QUIET_NOISE:
         more = min(MAX_ADVISED_REPETITIONS, math.ceil(reps * (noise / QUIET_NOISE) ** 2))
-        tips.append(
-            f"noise is {noise:.0%} per repetition: raise repetitions from {reps} to "
-            f"{max(more, reps + 1)} or use a quieter metric (instructions)"
-        )
+        if more >= 2 * reps:  # "from 189 to 190" would not change a thing
+            tips.append(
+                f"noise is {noise:.0%} per repetition: raise repetitions from {reps} to "
+                f"{more} or use a quieter metric (instructions)"
+            )
+        else:
+            tips.append(
+                f"noise is {noise:.0%} per repetition: quiet the machine or use a quieter "
+                "metric (instructions)"
+            )
     for other in lines:
         if len(other.line.x) < 6:
             tips.append(f"measure more sizes of {other.line.parameter} (now {len(other.line.x)})")

@@ -196,8 +196,9 @@ class _Reader:
             f"no iteration rows (--benchmark_report_aggregates_only, or "
             "--benchmark_display_aggregates_only with the JSON on stdout): each size's "
             f"{aggregate} over the repetitions is read as one value, so the noise between "
-            "repetitions is unknown to the verdict; drop that flag, or write the file with "
-            "--benchmark_out, to give it every repetition"
+            "repetitions is unknown to the verdict; drop --benchmark_report_aggregates_only "
+            "(with --benchmark_display_aggregates_only, read the file --benchmark_out writes "
+            "instead of stdout) to give it every repetition"
             for aggregate, kernels in standing.items()
         ]
         return sorted(out, key=lambda r: r.index), notes

@@ -259,6 +259,11 @@ class _Reader:
         return [self.doc.number(self.doc.member(stats, at, "median"), [*at, "median"])]
 
 
+def _stats_without_data(bench: Any) -> bool:
+    stats = bench.get("stats") if isinstance(bench, dict) else None
+    return isinstance(stats, dict) and stats.get("data") is None
+
+
 def _test(name: str) -> str:
     """The test a benchmark belongs to: its name without the parametrization's id."""
     return name.partition("[")[0] or name
@@ -323,6 +328,14 @@ def _parse(text: str, path: str) -> MeasurementSet:
     keep, notes = reader.choose(benchmarks)
     for i in keep:
         reader.add(i, benchmarks[i])
+    medians_only = [i for i in keep if _stats_without_data(benchmarks[i])]
+    if medians_only:
+        notes.append(
+            f"{path}: {len(medians_only)} of {len(keep)} benchmarks hold only their rounds' "
+            "statistics, so each size's median is read as one value and the noise between "
+            "rounds is unknown to the verdicts; pytest-benchmark saves every round with "
+            "--benchmark-save-data (its --benchmark-json output has them already)"
+        )
     kernels = tuple(replace(k, unit="s") for k in reader.table.kernels())
     return doc.measurement_set(reader.parameters, kernels, _run(root), notes)
 

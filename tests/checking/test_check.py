@@ -580,3 +580,27 @@ def test_an_expect_an_earlier_rule_hides_is_named():
     # the narrower first: both judge, nothing to say
     report = check(current, options=CheckOptions(rules=rules[::-1]))
     assert report.notes == () and report.verdicts[0].verdict == "fail"
+
+
+def test_advice_never_asks_for_one_repetition_more() -> None:
+    # pytest-benchmark times a fast test thousands of rounds: with 189 a size at 20% noise
+    # the advice read "raise repetitions from 189 to 190"
+    from guard.checking.sentences import advice
+    from guard.modeling import analyze
+
+    rng = np.random.default_rng(3)
+    sizes = [256, 512, 1024, 2048, 4096]
+    noisy = [tuple(n * (1 + 0.2 * rng.standard_normal(189))) for n in sizes]
+    mset = MeasurementSet(
+        ("n",),
+        (Kernel("k", "time", tuple(Point((float(n),), v) for n, v in zip(sizes, noisy))),),
+    )
+    (a,) = analyze(mset)
+    text = advice(list(a.lines))
+    assert "noise is 20% per repetition" in text and "raise repetitions" not in text
+    few = [tuple(n * (1 + 0.2 * rng.standard_normal(5))) for n in sizes]
+    mset = MeasurementSet(
+        ("n",), (Kernel("k", "time", tuple(Point((float(n),), v) for n, v in zip(sizes, few))),)
+    )
+    (a,) = analyze(mset)
+    assert "raise repetitions from 5 to 50" in advice(list(a.lines))
