@@ -25,6 +25,8 @@ __all__ = [
     "named_by_notes",
     "named_groups",
     "nonpositive_note",
+    "read_as_notes",
+    "sized_alike",
 ]
 
 
@@ -64,6 +66,36 @@ def named_groups(
         named.append([s for s in group if s.test in read])
         left.append([s for s in group if s.test not in read])
     return [g for g in named if g], [g for g in left if g]
+
+
+def sized_alike(
+    groups: Sequence[Sequence[Sized]], parameters: Sequence[str]
+) -> tuple[list[list[Sized]], list[list[Sized]]]:
+    """Of the groups over other parameters, those read over the file's one parameter, and
+    those left out.  Where the file's kernels have one size each, a test whose one numeric
+    parameter is named otherwise (``size`` beside ``n``: tests written by different hands)
+    is sized by it all the same: leaving it out let a quadratic ``test_dedupe[size]`` pass
+    a check unseen.  Groups over several parameters stay left out."""
+    if len(parameters) != 1:
+        return [], [list(g) for g in groups]
+    alike = [list(g) for g in groups if len(g[0].parameters) == 1]
+    return alike, [list(g) for g in groups if len(g[0].parameters) != 1]
+
+
+def read_as_notes(
+    path: str, parameters: Sequence[str], groups: Sequence[Sequence[Sized]], how_to_select: str
+) -> list[str]:
+    """A note per group read over the file's one parameter under its own name's place."""
+    notes = []
+    for group in groups:
+        tests = [s.test for s in group]
+        own, kept = group[0].parameters[0], parameters[0]
+        notes.append(
+            f"{path}: {_tests(tests)} measured over {own}: read as {kept} (a file's kernels "
+            f"share one set of parameters), so bounds and reasons name it {kept}; to keep "
+            f"{own}, give them a file of their own ({how_to_select.format(test=tests[0])})"
+        )
+    return notes
 
 
 def choose_parameters(sized: Sequence[Sized]) -> tuple[tuple[str, ...], list[list[Sized]]]:

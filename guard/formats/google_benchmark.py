@@ -126,6 +126,7 @@ class _Reader:
     def __init__(self, doc: JsonFile):
         self.doc = doc
         self.parameters: list[str] = []
+        self.own: dict[int, str] = {}  # row index -> its size's name, where not the file's
         self.table = KernelTable()
         self.complexity = ComplexityRows(_SECONDS)
         self.failed: dict[str, list[str]] = {}  # message -> names of the runs it stopped
@@ -222,13 +223,15 @@ class _Reader:
         self.parameters = list(parameters)
         # a family over these arguments and more: the others name its kernels (BM_Mat/m:8)
         named, others = session.named_groups(others, parameters)
+        alike, others = session.sized_alike(others, parameters)
+        self.own = {s.index: s.parameters[0] for group in alike for s in group}
         keep = {s.index for s in sized if set(s.parameters) == set(parameters)}
-        keep |= {s.index for group in named for s in group}
+        keep |= {s.index for group in [*named, *alike] for s in group}
         # BM_X/0 (->Range(0, n), an empty input) is a real run no class can model: left out
         at_zero = [
             r
             for r in runs
-            if r.index in keep and any(_nonpositive(v) for p, v in r.args if p in parameters)
+            if r.index in keep and any(_nonpositive(v) for p, v in r.args if p in self.names(r))
         ]
         keep -= {r.index for r in at_zero}
         notes = session.left_out_notes(
@@ -242,13 +245,20 @@ class _Reader:
         notes += session.named_by_notes(
             self.doc.path, parameters, named, "--benchmark_filter={test}"
         )
+        notes += session.read_as_notes(
+            self.doc.path, parameters, alike, "--benchmark_filter={test}"
+        )
         at = [(r.kernel, ", ".join(f"{p}={v}" for p, v in r.args)) for r in at_zero]
         return keep, notes + session.nonpositive_note(self.doc.path, at)
+
+    def names(self, run: _Run) -> list[str]:
+        """The arguments that size a run, in the file's order of parameters."""
+        return [self.own[run.index]] if run.index in self.own else self.parameters
 
     def kernel(self, run: _Run) -> str:
         """The family's kernel, with the arguments beyond the file's parameters in its name
         before any ``/threads:N`` (``BM_Mat/m:8``)."""
-        extra = "".join(f"/{p}:{v}" for p, v in run.args if p not in self.parameters)
+        extra = "".join(f"/{p}:{v}" for p, v in run.args if p not in self.names(run))
         if not extra:
             return run.kernel
         base, threads, count = run.kernel.rpartition("/threads:")
@@ -257,7 +267,7 @@ class _Reader:
     def add(self, run: _Run) -> None:
         at: list[str | int] = ["benchmarks", run.index]
         values = dict(run.args)
-        point = tuple(float(values[p]) for p in self.parameters)
+        point = tuple(float(values[p]) for p in self.names(run))
         scale = self.scale(run.index, run.row)
         for field, metric in (("real_time", "time"), ("cpu_time", "cpu")):
             value = self.doc.number(self.doc.member(run.row, at, field), [*at, field])

@@ -56,6 +56,8 @@ from ._session import (
     named_by_notes,
     named_groups,
     nonpositive_note,
+    read_as_notes,
+    sized_alike,
 )
 
 __all__: list[str] = []
@@ -151,6 +153,7 @@ class _Reader:
         self.table = KernelTable()
         self.seen: dict[tuple[str, tuple[float, ...]], int] = {}
         self.tests: dict[int, str] = {}  # benchmark index -> its test's name in kernel names
+        self.own: dict[int, str] = {}  # benchmark index -> its size's name, where not the file's
 
     def choose(self, benchmarks: list[Any]) -> tuple[list[int], list[str]]:
         """Settle the parameters; the benchmarks to read, and notes on those left out."""
@@ -177,7 +180,9 @@ class _Reader:
         self.parameters = list(parameters)
         # numbers beyond the file's parameters name the kernel, as text does (test_grid[k=8])
         named, others = named_groups(others, parameters)
-        read = {s.index for group in named for s in group}
+        alike, others = sized_alike(others, parameters)
+        self.own = {s.index: s.parameters[0] for group in alike for s in group}
+        read = {s.index for group in [*named, *alike] for s in group}
         # every parameter there, one of them not a number: read, so the error names the value
         keep = [
             i
@@ -196,6 +201,9 @@ class _Reader:
         notes += named_by_notes(
             self.doc.path, parameters, named, "pytest -k {test} --benchmark-json=FILE"
         )
+        notes += read_as_notes(
+            self.doc.path, parameters, alike, "pytest -k {test} --benchmark-json=FILE"
+        )
         # a size of 0 (an empty input) is a real benchmark no class can model: left out
         at_zero = [i for i in keep if any(_nonpositive(v) for v in found[i][2].values())]
         zero_notes = nonpositive_note(
@@ -203,9 +211,10 @@ class _Reader:
             [
                 (
                     self.tests[i],
-                    _fmt_point(self.parameters, tuple(_size(params[p]) or 0.0 for p in parameters)),
+                    _fmt_point(self.parameters, tuple(_size(params[p]) or 0.0 for p in names)),
                 )
                 for i, _, params, _ in (found[i] for i in at_zero)
+                for names in [self.names(i)]
             ],
         )
         return [i for i in keep if i not in at_zero], notes + zero_notes
@@ -230,8 +239,8 @@ class _Reader:
         bench = self.doc.obj(bench, at)
         name = self.doc.text_value(self.doc.member(bench, at, "name"), [*at, "name"])
         params = self.doc.obj(bench["params"], [*at, "params"])
-        point = tuple(self._number(params[p], [*at, "params", p]) for p in self.parameters)
-        kernel = self.kernel(self.tests.get(i, _test(name)), params)
+        point = tuple(self._number(params[p], [*at, "params", p]) for p in self.names(i))
+        kernel = self.kernel(self.tests.get(i, _test(name)), params, self.names(i))
         if (kernel, point) in self.seen:
             raise self.doc.fail(
                 at,
@@ -247,8 +256,12 @@ class _Reader:
         size = _size(value)
         return self.doc.number(value, at) if size is None else size
 
-    def kernel(self, test: str, params: dict[str, Any]) -> str:
-        labels = [f"{k}={_label(v)}" for k, v in params.items() if k not in self.parameters]
+    def names(self, i: int) -> list[str]:
+        """The params that size benchmark i, in the file's order of parameters."""
+        return [self.own[i]] if i in self.own else self.parameters
+
+    def kernel(self, test: str, params: dict[str, Any], sizes: list[str]) -> str:
+        labels = [f"{k}={_label(v)}" for k, v in params.items() if k not in sizes]
         return f"{test}[{','.join(labels)}]" if labels else test
 
     def values(self, i: int, bench: dict[str, Any]) -> list[float]:

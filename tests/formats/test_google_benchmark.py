@@ -334,3 +334,26 @@ def test_a_saved_check_keeps_the_tools_own_class() -> None:
     again = read_report(json.loads(ran.stdout), "verdicts.json")
     texts = [class_text(v.model) for v in again.verdicts if v.kernel == "BM_PopFront"]
     assert texts and all("(Google Benchmark: O(N^2)" in t for t in texts), texts
+
+
+def test_a_family_sized_by_another_argument_name_is_read_over_the_files_parameter() -> None:
+    # ->ArgName("size") beside families over n: left out with a note, so a check never saw
+    # it; one-argument families are now all read over the file's parameter
+    mset = parse_google(
+        gb_row("BM_Sort/8"),
+        gb_row("BM_Sort/16"),
+        gb_row("BM_Sort/32"),
+        gb_row("BM_Dedupe/size:8"),
+        gb_row("BM_Dedupe/size:16"),
+        gb_row("BM_Dedupe/size:0"),
+    )
+    assert mset.parameters == ("n",)
+    assert sorted({k.name for k in mset.kernels}) == ["BM_Dedupe", "BM_Sort"]
+    assert points(mset, "BM_Dedupe") == [(8.0,), (16.0,)]
+    assert mset.notes == (
+        "g.json: BM_Dedupe measured over size: read as n (a file's kernels share one set of "
+        "parameters), so bounds and reasons name it n; to keep size, give them a file of "
+        "their own (--benchmark_filter=BM_Dedupe)",
+        "g.json: left out 1 benchmark at a size of 0 or less (BM_Dedupe at size=0): the "
+        "classes are functions of positive sizes, so those points cannot be modelled",
+    )

@@ -283,10 +283,32 @@ def test_equal_sets_of_parameters_keep_the_one_with_more_benchmarks_then_the_fir
         pb_row("test_b[1]", {"size": 1}),
         pb_row("test_b[2]", {"size": 2}),
     )
-    assert (more.parameters, [k.name for k in more.kernels]) == (("size",), ["test_b"])
+    assert more.parameters == ("size",)
     first = parse_pytest(pb_row("test_a[1]", {"n": 1}), pb_row("test_b[1]", {"size": 1}))
-    assert (first.parameters, [k.name for k in first.kernels]) == (("n",), ["test_a"])
-    assert len(first.notes) == 1 and "measured over size (test_b)" in first.notes[0]
+    assert first.parameters == ("n",)
+
+
+def test_a_test_sized_by_another_name_is_read_over_the_files_parameter() -> None:
+    # test_dedupe parametrized over "size" beside tests over "n" was left out with a note,
+    # and a quadratic dedupe passed the check unseen; one-size tests are now all read
+    mset = parse_pytest(
+        pb_row("test_sort[256]", {"n": 256}),
+        pb_row("test_sort[512]", {"n": 512}),
+        pb_row("test_dedupe[256-set]", {"size": 256, "kind": "set"}),
+        pb_row("test_dedupe[512-set]", {"size": 512, "kind": "set"}),
+        *(pb_row(f"test_grid[{n}-{k}]", {"m": n, "k": k}) for n in (64, 128) for k in (8, 16)),
+    )
+    assert mset.parameters == ("n",)
+    assert [k.name for k in mset.kernels] == ["test_sort", "test_dedupe[kind=set]"]
+    assert points(mset, "test_dedupe[kind=set]") == [(256.0,), (512.0,)]
+    assert mset.notes == (
+        "b.json: left out 4 benchmarks measured over m, k (test_grid): a file's kernels share "
+        "one set of parameters, here n; to model them, give them a file of their own "
+        "(pytest -k test_grid --benchmark-json=FILE)",
+        "b.json: test_dedupe measured over size: read as n (a file's kernels share one set of "
+        "parameters), so bounds and reasons name it n; to keep size, give them a file of "
+        "their own (pytest -k test_dedupe --benchmark-json=FILE)",
+    )
 
 
 def test_a_file_read_whole_has_no_notes() -> None:
