@@ -114,21 +114,32 @@ class Segmentation:
     p_value: float  # of "one model suffices", corrected for the breakpoints tried
     noise: float  # relative noise of one point's median that the misfits are measured in
     segments: tuple[Segment, Segment]
+    # the measured medians' ratio from ``below`` to ``above``, and the ratio the sizes below
+    # predict there (their log-log slope); NaN: not known
+    across: float = math.nan
+    expected: float = math.nan
 
     def sentence(self, parameter: str = "n", metric: str = "time") -> str:
-        """``behaviour changes between n=2048 and n=4096: time steps up ×1.48; below: ...``."""
-        changes = []
-        if self.step >= 1.05:
-            changes.append(f"{metric} steps up ×{self.step:.2f}")
-        elif self.step <= 1 / 1.05:
-            changes.append(f"{metric} steps down ×{self.step:.2f}")
-        if abs(self.growth_change) >= 0.1:
-            faster = "faster" if self.growth_change > 0 else "slower"
-            changes.append(f"grows {faster} (exponent {self.growth_change:+.2f})")
+        """``behaviour changes between n=2048 and n=4096: time grows ×2.96 from one to the
+        other, where the sizes below predict ×2.10; below: ...``.
+
+        What the sentence states is measured: the medians' ratio across the gap against the
+        growth below it, and whether the sides' own slopes differ.  (``step`` and
+        ``growth_change`` are the two-piece fit's parameters: where the growth changes too,
+        its step sits at an extrapolation between the sides and can read "steps down"
+        across a gap the medians rise over.)"""
         low, high = self.segments
+        changes = []
+        if math.isfinite(self.across) and math.isfinite(self.expected):
+            changes.append(
+                f"{metric} grows ×{self.across:.2f} from one to the other, where the sizes "
+                f"below predict ×{self.expected:.2f}"
+            )
+        if abs(high.exponent - low.exponent) >= 0.1:
+            changes.append(f"grows {'faster' if high.exponent > low.exponent else 'slower'} above")
         return (
             f"behaviour changes between {numbers.at(parameter, self.below)} and "
-            f"{numbers.at(parameter, self.above)}: {', '.join(changes)}; "
+            f"{numbers.at(parameter, self.above)}: {', and '.join(changes)}; "
             f"below: {low.describe(parameter)}, above: {high.describe(parameter)}"
         )
 
@@ -629,6 +640,7 @@ def _segmentation(
 ) -> Segmentation:
     sides = (slice(0, found.split), slice(found.split, len(x)))
     segments = tuple(_segment(x[side], reps[side], modeler, min_points) for side in sides)
+    lo, hi = found.split - 1, found.split
     return Segmentation(
         below=float(x[found.split - 1]),
         above=float(x[found.split]),
@@ -639,6 +651,8 @@ def _segmentation(
         p_value=found.p_value,
         noise=found.noise,
         segments=(segments[0], segments[1]),
+        across=float(np.median(reps[hi]) / np.median(reps[lo])),
+        expected=float((x[hi] / x[lo]) ** segments[0].exponent),
     )
 
 

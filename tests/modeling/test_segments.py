@@ -205,10 +205,12 @@ def test_sentence_names_the_gap_the_step_and_both_sides() -> None:
         p_value=1.6e-7,
         noise=0.023,
         segments=(nlogn(6, 3.1), nlogn(5, 4.6)),
+        across=3.12,
+        expected=2.30,
     )
     assert s.sentence() == (
-        "behaviour changes between n=2048 and n=4096: time steps up ×1.48; "
-        "below: O(n log n), above: O(n log n)"
+        "behaviour changes between n=2048 and n=4096: time grows ×3.12 from one to the "
+        "other, where the sizes below predict ×2.30; below: O(n log n), above: O(n log n)"
     )
     assert s.to_json()["sentence"] == s.sentence()
     assert s.to_json()["between"] == [2048.0, 4096.0]
@@ -225,11 +227,31 @@ def test_sentence_of_a_growth_switch_with_a_short_side() -> None:
         p_value=1e-6,
         noise=0.03,
         segments=(nlogn(5, 1.0), Segment(2048.0, 8192.0, 3, 1.97, None)),
+        across=2.4,
+        expected=2.3,
     )
     assert s.sentence("size", "cycles") == (
-        "behaviour changes between size=1024 and size=2048: grows faster (exponent +0.98); "
+        "behaviour changes between size=1024 and size=2048: cycles grows ×2.40 from one to "
+        "the other, where the sizes below predict ×2.30, and grows faster above; "
         "below: O(size log size), above: ~size^1.97 (3 points)"
     )
+
+
+def test_the_sentence_states_what_the_medians_do_across_the_gap() -> None:
+    # Google Benchmark's BM_Lookup: medians 16, 20, 120 | 142, 154, 163, ... ns; the fit's
+    # step parameter (an extrapolation of both sides to the gap's middle) is x0.25, and the
+    # note read "time steps down x0.25" across a gap the medians rise over (x1.18)
+    x = 2.0 ** np.arange(8, 19)
+    medians = [16.2, 20.2, 119.9, 141.8, 154.3, 162.6, 202.8, 226.0, 239.8, 321.4, 327.4]
+    rng = np.random.default_rng(5)
+    reps = np.array([[m * (1 + 0.03 * rng.standard_normal(5)) for m in medians]])
+    (found,) = detect_segments(x, reps)
+    assert found is not None
+    text = found.sentence()
+    assert "steps down" not in text and "exponent" not in text
+    i = list(x).index(found.above)
+    ratio = np.median(reps[0, i]) / np.median(reps[0, i - 1])
+    assert f"time grows ×{ratio:.2f} from one to the other" in text
 
 
 def test_model_measurements_reports_a_step_and_stays_quiet_on_smooth_kernels():
