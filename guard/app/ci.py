@@ -349,8 +349,14 @@ def _pull_request(client: GitHubClient, context: ActionsContext) -> int | None:
         return None  # a push or a schedule belongs to no pull request
     if not context.head_sha:
         raise UsageError("the event names no head commit; nothing to look up")
-    head_repo = context.head_repository or context.repository
-    return client.pull_for_commit(context.repository, context.head_sha, head_repo)
+    if not context.head_repository:
+        # a deleted fork's run names no head repository: taking the base repository for it
+        # would comment on whichever pull request of the base shares the commit
+        raise UsageError(
+            "the triggering run names no head repository (a fork deleted since?): cannot "
+            "tell which pull request it measured; refusing to comment"
+        )
+    return client.pull_for_commit(context.repository, context.head_sha, context.head_repository)
 
 
 def _token(environ: Mapping[str, str]) -> str:

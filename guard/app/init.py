@@ -36,6 +36,7 @@ def init(
     if not directory.is_dir():
         raise UsageError(f"{directory} is not a folder; give the project's root folder")
     from ..scaffold import detect_project, render_project, write_init
+    from ..scaffold.workflows import UNPINNED
 
     if shards is not None and workflow != "check":
         raise UsageError("--shards writes the matrix workflow; leave out --workflow")
@@ -51,7 +52,14 @@ def init(
         )
     files = render_project(project, workflow, action_ref, shards)
     written = write_init(directory, files, force=force)
-    outcome = InitOutcome(project.describe(), tuple(written), tuple(project.notes))
+    notes = list(project.notes)
+    if any(f"perfguard/perfguard@{UNPINNED} " in f.text for f in files):
+        notes.append(
+            f"the workflows use perfguard/perfguard@{UNPINNED}, a tag that can move, where "
+            "perfguard could not tell its own commit: pin it to a full commit SHA "
+            "(--action-ref SHA) before you commit them; zizmor's unpinned-uses audit says so"
+        )
+    outcome = InitOutcome(project.describe(), tuple(written), tuple(notes))
     if project.kind == "asv":  # its benchmark blocks are suggestions, commented out
         step = (
             "next: uncomment the suggested benchmarks in perfguard.yml, put their adapters in "

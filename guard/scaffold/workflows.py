@@ -110,6 +110,7 @@ def render_matrix_workflows(shards: int, action_ref: str | None = None) -> list[
 
 
 _SHA = re.compile(r"[0-9a-f]{40}")
+UNPINNED = "v0"  # the release tag written where perfguard cannot tell its own commit
 
 
 def action_reference(explicit: str | None = None) -> str:
@@ -117,17 +118,15 @@ def action_reference(explicit: str | None = None) -> str:
 
     A 40-hex commit: given, or the commit perfguard itself was installed from when that is
     a git checkout (an editable install, the action's own folder).  Otherwise the release
-    tag, with an inline ignore for zizmor's unpinned-uses audit and the reason: pin it.
+    tag and a comment to pin it (``UNPINNED``); init says so too.  The tag is no ignore of
+    zizmor's unpinned-uses audit: a tag can move, and a privileged comment job runs it.
     """
     sha = (explicit or "").strip().lower() or _own_commit()
     if explicit and not _SHA.fullmatch(sha):
         raise UsageError(f"--action-ref {explicit!r}: give a full 40-hex commit SHA")
     if sha and _SHA.fullmatch(sha):
         return f"{sha} # perfguard's commit"
-    return (
-        "v0 # zizmor: ignore[unpinned-uses] perfguard could not tell its own commit: "
-        "replace v0 with a commit SHA of perfguard/perfguard"
-    )
+    return f"{UNPINNED} # pin: replace v0 with a commit SHA of perfguard/perfguard"
 
 
 def _own_commit() -> str:

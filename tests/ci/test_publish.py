@@ -45,11 +45,11 @@ def artifact(tmp_path: Path, verdicts: dict, pr: object = None) -> Path:
     return folder
 
 
-def publish(folder: Path, server: HTTPServer) -> Ran:
+def publish(folder: Path, server: HTTPServer, event: Path = EVENT) -> Ran:
     env = {
         "GITHUB_ACTIONS": "true",
         "GITHUB_EVENT_NAME": "workflow_run",
-        "GITHUB_EVENT_PATH": str(EVENT),
+        "GITHUB_EVENT_PATH": str(event),
         "GITHUB_REPOSITORY": "octo/widget",
         "GITHUB_SHA": "a" * 40,
         "GITHUB_API_URL": server.url_for("").rstrip("/"),
@@ -127,6 +127,26 @@ def test_no_open_pull_request_for_the_head_commit_is_no_comment(
     done = publish(artifact(tmp_path, verdicts), httpserver)
     assert done.returncode == 0, done.stderr
     assert "no open pull request has head 999999999999" in done.stdout
+    assert not any(r.method == "POST" for r, _ in httpserver.log)
+
+
+def test_a_deleted_forks_run_comments_nowhere(
+    tmp_path: Path, httpserver: HTTPServer, verdicts: dict
+) -> None:
+    # a deleted fork's workflow_run names no head repository; the base repository stood in
+    # for it, and the comment went to the base's pull request #8 that shares the commit
+    event = json.loads(EVENT.read_text())
+    event["workflow_run"]["head_repository"] = None
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(event))
+    httpserver.expect_request(f"/repos/octo/widget/commits/{HEAD}/pulls").respond_with_json([])
+    httpserver.expect_request("/repos/octo/widget/pulls").respond_with_json(
+        [pull(8, HEAD, "octo/widget")]
+    )
+    httpserver.expect_request("/repos/octo/widget/issues/8/comments").respond_with_json([])
+    done = publish(artifact(tmp_path, verdicts), httpserver, path)
+    assert done.returncode == 2
+    assert "names no head repository" in done.stderr
     assert not any(r.method == "POST" for r, _ in httpserver.log)
 
 

@@ -605,10 +605,26 @@ def test_the_action_reference_is_a_commit_or_an_explained_tag(monkeypatch) -> No
         scaffold.action_reference("v1")
     monkeypatch.setattr(workflows, "_own_commit", lambda: "")
     unpinned = scaffold.action_reference()
-    assert unpinned.startswith("v0 # zizmor: ignore[unpinned-uses]")
+    # no inline ignore: a movable tag in a privileged comment job is what zizmor is for
+    assert unpinned.startswith("v0 # pin: ") and "zizmor" not in unpinned
     assert "replace v0 with a commit SHA" in unpinned
     monkeypatch.setattr(workflows, "_own_commit", lambda: sha)
     assert scaffold.action_reference() == f"{sha} # perfguard's commit"
+
+
+def test_init_says_to_pin_a_tag_it_had_to_write(tmp_path: Path, monkeypatch) -> None:
+    from guard.app.init import init
+    from guard.scaffold import workflows
+
+    monkeypatch.setattr(workflows, "_own_commit", lambda: "")
+    make(tmp_path, PROJECTS["plain"])
+    outcome = init(tmp_path, "fork-safe")
+    (note,) = [n for n in outcome.notes if "perfguard/perfguard@v0" in n]
+    assert "pin it to a full commit SHA (--action-ref SHA)" in note
+    again = init(
+        tmp_path, "fork-safe", action_ref="0123456789abcdef0123456789abcdef01234567", force=True
+    )
+    assert not [n for n in again.notes if "@v0" in n]
 
 
 @pytest.mark.parametrize("kind", ["pull-request", "fork-safe"])
