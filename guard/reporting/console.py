@@ -48,7 +48,10 @@ def out(width: int | None = None) -> Console:
 
 
 def err(width: int | None = None) -> Console:
-    """The stream beside the result (stderr)."""
+    """The stream beside the result (stderr).  What stdout holds is flushed first: in a CI
+    log (both streams on one pipe, stdout block-buffered) a note began on the table's
+    bottom border line."""
+    sys.stdout.flush()
     return Console(stderr=True, highlight=False, width=width)
 
 

@@ -352,3 +352,26 @@ def test_a_kernel_of_several_metrics_keeps_the_metric_column(tmp_path: Path) -> 
     sure = row.rstrip("│ ").rsplit("│", 1)[1].strip()
     note = next(line for line in wide.stderr.splitlines() if "(time)" in line and "%" in line)
     assert f"({sure})" in note or f"only {sure}" in note, (sure, note)
+
+
+def test_with_both_streams_on_one_pipe_the_table_ends_before_the_first_note() -> None:
+    # a CI log merges stdout (block-buffered on a pipe) and stderr: a note began on the
+    # table's bottom border line ("┘note k005: ...")
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": "100"}
+    done = subprocess.run(
+        [sys.executable, "-m", "guard.cli", "model", str(EXAMPLE)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    lines = done.stdout.splitlines()
+    bottom = next(i for i, line in enumerate(lines) if line.startswith("└"))
+    assert lines[bottom].rstrip().endswith("┘")
+    assert not any(line.startswith("note") for line in lines[:bottom])
+    assert any(line.startswith("note") for line in lines[bottom + 1 :])
