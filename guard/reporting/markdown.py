@@ -31,9 +31,9 @@ __all__ = ["GITHUB_LIMIT", "escape", "escape_html", "fence", "render_markdown", 
 
 GITHUB_LIMIT = 65_536  # characters in an issue or pull-request comment
 ICONS = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️", "error": "💥"}
-_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|~"})
+_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|~$"})  # $: GitHub's math
 _ZWSP = "&#8203;"  # breaks what GitHub would turn into a mention, issue link or URL
-_LINKISH = re.compile(r"(@|#(?=\d)|:(?=//)|(?<![\w.])www(?=\.))", re.IGNORECASE)
+_LINKISH = re.compile(r"(@|#(?=\d)|:(?=//)|(?<![\w.])www(?=\.)|(?<!\w)GH-(?=\d))", re.IGNORECASE)
 _TRUNCATED = (
     "report truncated: {what} (GitHub comments hold {limit:,} characters); "
     "see the job summary / artifact"
@@ -42,7 +42,12 @@ _TRUNCATED = (
 
 # control characters other than line breaks and tabs: an escape sequence in a name is noise
 # in a comment, and a terminal that shows the raw file would act on it
-_CONTROLS = dict.fromkeys((*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, *range(0x80, 0xA0)))
+# ... and the bidirectional overrides and marks, which can make a name read backwards
+# ("Trojan Source"): shown in a pull request they would disguise what a kernel is called
+_BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_CONTROLS = dict.fromkeys(
+    (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, *range(0x80, 0xA0), *_BIDI)
+)
 
 
 def escape(text: str) -> str:

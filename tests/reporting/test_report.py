@@ -259,6 +259,12 @@ def test_escape_functions() -> None:
     assert escape("ping @me") == "ping @&#8203;me"
     assert escape_html('"<x>" & @y') == "&quot;&lt;x&gt;&quot; &amp; @&#8203;y"
     assert fence("a ```` b", "sh") == "`````sh\na ```` b\n`````"
+    # a fork names its kernels: no bidi override reversing a name, no GH-123 autolink, no
+    # $math$ rendering (found by a security review of the fork-safe comment)
+    assert escape("sort\u202egnp.exe") == "sortgnp.exe"
+    assert escape_html("a\u2066b\u2069c\u200f") == "abc"
+    assert escape("see GH-12") == "see GH-&#8203;12" and escape("HIGH-2") == "HIGH-2"
+    assert escape("$x^2$") == "\\$x^2\\$"
 
 
 # ---------------------------------------------------------------------------- charts
