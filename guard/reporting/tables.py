@@ -124,6 +124,13 @@ def _table(columns: Sequence[Column], widths: Sequence[int], header_style: str) 
 _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
 _CONTROLS.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
 _CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})  # line breaks to str.splitlines
+# bidirectional overrides and marks: a name that reads backwards in a log ("Trojan Source")
+_CONTROLS.update(
+    {
+        c: f"\\u{c:04x}"
+        for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+    }
+)
 
 
 def one_line(text: str) -> str:

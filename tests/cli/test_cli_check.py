@@ -157,6 +157,12 @@ def test_no_name_from_a_file_starts_a_line_of_its_own(tmp_path):
     lines = (done.stdout + done.stderr).splitlines()
     assert lines and not any(line.lstrip().startswith("::") for line in lines)
     assert "sort\\n::error title=Security" in done.stdout  # shown, escaped, in the reasons
+    # a bidi override would make the name read backwards in the log: written out too
+    path.write_text(
+        json.dumps(MeasurementSet(("n",), (Kernel("sort\u202egnp", "time", points),)).to_json())
+    )
+    shown = perfguard("check", path, "--expect", "*=<= 1")
+    assert "\u202e" not in shown.stdout + shown.stderr and "sort\\u202egnp" in shown.stdout
     bad = tmp_path / "bad.json"
     bad.write_text(
         '{"schema": "perfguard/verdicts@1", "status": "pass", "target": {"n\\n::error::x": "y"}}'
