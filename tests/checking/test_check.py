@@ -604,3 +604,36 @@ def test_advice_never_asks_for_one_repetition_more() -> None:
     )
     (a,) = analyze(mset)
     assert "raise repetitions from 5 to 50" in advice(list(a.lines))
+
+
+def test_a_change_read_far_beyond_the_sizes_states_the_range_the_runs_allow() -> None:
+    # a class that surfaces only at the top sizes, read x30 beyond them: the change at the
+    # target rested on one model (an O(n^5) 57% likely read x236,707 where the truth was
+    # x225); the runs' prediction intervals now say how far apart it can be
+    sizes = 1000 * 2.0 ** np.arange(6)
+    rng = np.random.default_rng(7)
+
+    def mset(curve: np.ndarray, noise: float = 0.05) -> MeasurementSet:
+        points = tuple(
+            Point((float(n),), tuple(v * (1 + noise * rng.standard_normal(5))))
+            for n, v in zip(sizes, curve)
+        )
+        return MeasurementSet(("n",), (Kernel("k", "time", points),))
+
+    base = mset(1e-3 * (1 + sizes / 32000))
+    cand = mset(1e-3 * (1.2 + (sizes / 32000) ** 3))
+    (v,) = check(cand, base, CheckOptions(target={"n": 1e6})).verdicts
+    (change,) = [r.message for r in v.reasons if r.kind == "change"]
+    assert "the runs' 90% intervals there allow ×" in change
+    low, high = (numbers_of(part) for part in change.split("allow ")[1].split(" to "))
+    truth = (1.2 + (1e6 / 32000) ** 3) / (1 + 1e6 / 32000)
+    assert low < truth < high
+    linear = 1e-3 * (1 + sizes / 32000)
+    steady = check(mset(1.1 * linear, 0.01), mset(linear, 0.01), CheckOptions(target={"n": 1e6}))
+    (v,) = steady.verdicts
+    (change,) = [r.message for r in v.reasons if r.kind == "change"]
+    assert "at n=1000000" in change and "intervals" not in change
+
+
+def numbers_of(text: str) -> float:
+    return float(text.strip().lstrip("×").replace(",", ""))
