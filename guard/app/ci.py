@@ -151,6 +151,7 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
         same_parameters(from_file[0].parameters, tuple(config.parameters), f"{config.path}'s")
     current = _current(options, config, services.measure)
     options.report_dir.mkdir(parents=True, exist_ok=True)  # not for a run refused above
+    _clear_report(options.report_dir)
     context = services.context
     if context is not None and current.run.commit != context.head_sha:
         # In a pull request GITHUB_SHA is a merge commit nobody can find again later;
@@ -213,6 +214,20 @@ def _current(options: CiOptions, config: Config, measure: Measure) -> Measuremen
     if options.measurements is not None:
         return require_kernels(load_measurements(options.measurements), options.measurements)
     return measure_config(config, measure)
+
+
+REPORT_FILES = ("report.md", "verdicts.json", "pr.json")  # _write_report's, this run's
+
+
+def _clear_report(folder: Path) -> None:
+    """An earlier run's report files go before this run's measurements are written: a run
+    interrupted while it checks must not leave its measurements beside the last run's
+    verdicts (``perfguard report`` drew one commit's bars under another's model)."""
+    for name in REPORT_FILES:
+        try:
+            (folder / name).unlink(missing_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot replace {folder / name}: {exc.strerror or exc}") from None
 
 
 def _write_report(

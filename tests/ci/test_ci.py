@@ -441,3 +441,26 @@ def test_an_interrupted_report_write_leaves_the_earlier_report_whole(
     with pytest.raises(KeyboardInterrupt):
         ci_app._write_report(folder, "# new\n", CheckReport(verdicts=()), None)
     assert {p.name: p.read_text(encoding="utf-8") for p in folder.iterdir()} == earlier
+
+
+def test_a_run_interrupted_while_it_checks_leaves_no_earlier_verdicts_beside_its_measurements(
+    tmp_path: Path, httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C after the measurements were written left the last run's verdicts.json and
+    # report.md beside them; `perfguard report` then drew one commit's bars under another
+    # commit's model, labelled fail
+    from guard.app import ci as ci_app
+
+    project(tmp_path, 1.0)
+    folder = tmp_path / ".perfguard" / "report"
+    folder.mkdir(parents=True)
+    for name in ("report.md", "verdicts.json", "pr.json"):
+        (folder / name).write_text("from the run before\n")
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ci_app, "judge", interrupted)
+    done = ci(tmp_path, httpserver, "--comment", "never")
+    assert done.returncode == 130
+    assert sorted(p.name for p in folder.iterdir()) == ["measurements.json"]
