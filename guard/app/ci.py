@@ -143,6 +143,8 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
     config = load_config(options.config)
     if options.baseline_ref is not None:
         _check_ref(options.baseline_ref, config.path.absolute().parent, options.db)
+    if options.baseline_commit is not None:  # before the suite is measured, not after
+        _commit_of(options.baseline_commit, config.path.absolute().parent)
     check_opts = check_options(config, CheckFlags(strict=options.strict))
     from_file = _file_baseline(options, config)
     if from_file is not None and options.measurements is None:
@@ -460,13 +462,10 @@ def measure_commit(ref: str, config: Config, measure: Measure) -> MeasurementSet
     The config is the one under test (copied in when ``ref`` has none at that path), so
     both sides run the same benchmarks on the same machine in the same job.
     """
-    if not ref or ref.startswith("-"):
-        raise UsageError(f"--baseline-commit {ref!r}: not a commit (a ref cannot start with -)")
     folder = config.path.absolute().parent
+    sha = _commit_of(ref, folder)
     top = Path(_git(folder, "rev-parse", "--show-toplevel"))
     relative = config.path.absolute().relative_to(top)
-    # --end-of-options: whatever ref says, git reads it as a revision, never as an option
-    sha = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     with tempfile.TemporaryDirectory(prefix="perfguard-base-") as tmp:
         tree = Path(tmp) / "tree"
         _git(top, "worktree", "add", "--detach", str(tree), sha)
@@ -478,6 +477,27 @@ def measure_commit(ref: str, config: Config, measure: Measure) -> MeasurementSet
             return measure_config(load_config(base_config), measure)
         finally:
             _git(top, "worktree", "remove", "--force", str(tree))
+
+
+def _commit_of(ref: str, folder: Path) -> str:
+    """The commit ``ref`` names in the repository around ``folder``, or a one-line error."""
+    if not ref or ref.startswith("-"):
+        raise UsageError(f"--baseline-commit {ref!r}: not a commit (a ref cannot start with -)")
+    if git(folder, "rev-parse", "--git-dir")[0] is None:
+        raise UsageError(
+            f"--baseline-commit {ref}: {folder} is not in a git repository; measure the "
+            "baseline elsewhere and give it with --baseline FILE"
+        )
+    # --end-of-options: whatever ref says, git reads it as a revision, never as an option
+    sha, _ = git(
+        folder, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"
+    )
+    if not sha:
+        raise UsageError(
+            f"--baseline-commit {ref}: git knows no such commit here (a typo, or a branch "
+            "not fetched: a shallow clone holds only the commit it checked out)"
+        )
+    return sha
 
 
 def _git(folder: Path, *args: str) -> str:

@@ -208,6 +208,9 @@ def test_a_baseline_commit_that_is_no_commit_is_refused(tmp_path: Path, ref: str
     done = outside_actions(tmp_path, f"--baseline-commit={ref}", "--comment", "never", "--no-store")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
+    if not ref.startswith("-"):  # was "git rev-parse --verify: git rev-parse failed", measured
+        assert f"--baseline-commit {ref}: git knows no such commit here" in done.stderr
+        assert not (tmp_path / ".perfguard" / "report" / "measurements.json").exists()
     listed = subprocess.run(["git", "worktree", "list"], cwd=tmp_path, capture_output=True)
     assert len(listed.stdout.decode().splitlines()) == 1
 
