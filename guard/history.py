@@ -413,7 +413,8 @@ class History:
             unknown |= related is None
         newest = recent[0]
         caveat = (
-            "git cannot tell whether it is an ancestor (a shallow clone holds no history)"
+            "git cannot tell whether it is an ancestor (a commit this repository does not "
+            "hold: a shallow clone's history, or another project's run in this database)"
             if unknown
             else f"although {newest.short} is not an ancestor of {head}"
         )

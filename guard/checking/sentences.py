@@ -145,10 +145,20 @@ def missing_notes(
         names = list(dict.fromkeys(k.name for k in missing))
         shown = ", ".join(names[:5])
         more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+        # the same names of another metric (time against custom) compare nothing either
+        named = {name for name, _ in now} & set(names)
+        metrics = sorted({k.metric for k in missing})
+        ours = sorted({metric for name, metric in now if name in named})
+        other = (
+            f"; {', '.join(sorted(named))} {'is' if len(named) == 1 else 'are'} there, but of "
+            f"metric {', '.join(metrics)} where these are {', '.join(ours)}"
+            if named
+            else ""
+        )
         return (
             f"the baseline shares no kernel with the current measurements, so nothing was "
-            f"compared (the baseline has {shown}{more}): give --baseline a run of the same "
-            "benchmarks",
+            f"compared (the baseline has {shown}{more}{other}): compare with a run of the "
+            "same benchmarks",
         )
     return tuple(
         f"{k.name} ({k.metric}) is in the baseline but not in the current measurements"

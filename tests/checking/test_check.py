@@ -187,6 +187,10 @@ def test_a_baseline_of_other_kernels_says_nothing_was_compared():
     assert "BM_Sort, BM_Find" in first
     assert "is the baseline a run of the same benchmarks?" in second
     assert "pass --baseline" not in second
+    # the same names of another metric: said so (another project's history, metric custom)
+    counted = mset(Kernel("test_sort", "custom", kernel("test_sort", runs("n", 9)).points))
+    (first, *_) = check(current, counted).notes
+    assert "test_sort is there, but of metric custom where these are time" in first
 
 
 def test_a_kernel_new_since_the_baseline_is_said_to_be_new():
