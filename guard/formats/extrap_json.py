@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from ..errors import FormatError
-from ..measurements import MeasurementSet
+from ..measurements import Kernel, MeasurementSet
 from . import Importer, register
 from ._common import (
     KernelTable,
@@ -184,7 +184,29 @@ def _parse_legacy(doc: dict[str, Any], path: str) -> MeasurementSet:
             at,
             [_legacy_value(v, f"{where}.value", path, True) for v in _listed(entry["value"])],
         )
-    return build_set(list(parameters.values()), table.kernels(), path)
+    kernels = table.kernels()
+    _every_coordinate_measured(kernels, coords, list(parameters.values()), path)
+    return build_set(list(parameters.values()), kernels, path)
+
+
+def _every_coordinate_measured(
+    kernels: tuple[Kernel, ...], coords: dict[int, tuple[float, ...]], names: list[str], path: str
+) -> None:
+    """A declared coordinate some kernel has no measurement at makes the experiment
+    incomplete, as Extra-P's validation says (its tests expect input_11.JSON refused): the
+    point was meant to be measured, and a model of the others would hide that it was not."""
+    for kernel in kernels:
+        measured = {p.at for p in kernel.points}
+        for ident, at in coords.items():
+            if at not in measured:
+                point = ", ".join(f"{n}={v:g}" for n, v in zip(names, at))
+                raise FormatError(
+                    f"coordinates id {ident} ({point}) has no measurement of callpath "
+                    f"{kernel.name!r}, metric {kernel.metric!r}: a declared point must be "
+                    "measured for every callpath and metric (Extra-P refuses the file too); "
+                    "add its measurements or remove the coordinate",
+                    path,
+                )
 
 
 def _listed(value: Any) -> list[Any]:

@@ -96,7 +96,7 @@ EXPECTED: dict[str, tuple[str, MeasurementSet]] = {
         MeasurementSet(
             ("p", "q"),
             (
-                kernel("kernel_b", "time", ((16, 5), (4.5,))),
+                kernel("kernel_b", "time", ((16, 5), (4.5,)), ((8, 3), (2.25,))),
                 kernel("kernel_a", "time", ((8, 3), (1.25, 1.5)), ((16, 5), (2.75,))),
             ),
         ),
@@ -481,6 +481,21 @@ EXTRAP_JSON_ERRORS = [
             "measurements": [],
         },
         "coordinates id 1: needs one value for each parameter id [1]",
+    ),
+    (  # a declared coordinate nothing was measured at (Extra-P's tests refuse input_11)
+        {
+            "parameters": [{"id": 1, "name": "n"}],
+            "callpaths": [{"id": 1, "name": "c"}],
+            "metrics": [{"id": 1, "name": "t"}],
+            "coordinates": [
+                {"id": i, "parameter_value_pairs": [{"parameter_id": 1, "parameter_value": v}]}
+                for i, v in ((1, 2), (2, 4), (3, 8))
+            ],
+            "measurements": [
+                {"coordinate_id": i, "callpath_id": 1, "metric_id": 1, "value": 1.0} for i in (1, 2)
+            ],
+        },
+        "coordinates id 3 (n=8) has no measurement of callpath 'c', metric 't'",
     ),
     (
         {
