@@ -19,6 +19,7 @@ are injected, so tests drive the whole plan without real time.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -61,6 +62,33 @@ class _Point:
     rounds: list[int] = field(default_factory=list)
     cost: float = 0.0
     done: bool = False
+
+
+_TIMED = ("time", "cpu")  # metrics whose values are seconds a call
+_CALL_FLOOR = 1e-5  # a call this long is timed well enough for its growth to be read
+
+
+def _next_call(bench: _Bench) -> float:
+    """The next size's predicted time of one call, from how the calls' times grew (0: not
+    read).  A point's cost is the wall time of its measurement, which repeats a short call
+    up to ``min_time``: an exponential blow-up whose calls went from 26 us to 2.7 ms in one
+    doubling cost about the same there, the next size was started and ran into the 60 s
+    timeout, the whole budget.  The calls' own growth, sped up where it accelerates (an
+    exponential's ratio squares as the size doubles), says what the next call will take."""
+    if bench.spec.metric not in _TIMED or len(bench.points) < 2:
+        return 0.0
+    calls = [min(p.values) for p in bench.points[-3:] if p.values]
+    if len(calls) < 2 or calls[-2] < _CALL_FLOOR:
+        return 0.0
+    ratio = calls[-1] / calls[-2]
+    if ratio <= 1.0:
+        return calls[-1]
+    # beyond a cube a doubling, a ratio still rising is no polynomial's noise: its log grows
+    # as it did (an exponential's doubles as the size doubles: fib's x7.4, x48, then x2,200)
+    before = calls[-2] / calls[-3] if len(calls) == 3 and calls[-3] >= _CALL_FLOOR else ratio
+    speeding = ratio > 8 and 1.0 < before < ratio
+    power = min(2.0, math.log(ratio) / math.log(before)) if speeding else 1.0
+    return calls[-1] * ratio**power
 
 
 @dataclass
@@ -168,7 +196,7 @@ class _Run:
         several = len(bench.spec.parameters) > 1
         if not several and len(bench.points) > 1 and bench.points[-2].cost > 0:
             growth = min(16.0, max(1.0, last.cost / bench.points[-2].cost))
-        following = last.cost * growth
+        following = max(last.cost * growth, 0.0 if several else _next_call(bench))
         if following > self.options.size_limit:
             bench.stopped_by = (
                 f"the next size would take about {following:.2g} s, over run.size_limit "

@@ -370,3 +370,50 @@ def test_too_few_sizes_of_counted_instructions_names_valgrinds_cost() -> None:
         .run.errors[0]
         .message
     )
+
+
+class LoopingExecutor(FakeExecutor):
+    """A short call is repeated up to min_time: the wall cost of a point is at least that,
+    and the value returned is one call's time."""
+
+    def measure(self, spec: BenchmarkSpec, point: tuple[float, ...], warmup: int) -> float:
+        self.calls.append((spec.name, point[0], warmup))
+        call = self.costs[spec.name](point[0])
+        self.clock.now += max(0.01, call) * (1 + warmup)
+        return call
+
+
+def test_an_exponential_whose_calls_hide_under_min_time_stops_before_the_blow_up() -> None:
+    # a regex backtracking 2^n: its calls took 26 us, then 2.7 ms a doubling later, while
+    # each point cost min_time; the pilot read no growth, started the next size and spent
+    # the whole budget on it (the 60 s timeout), starving the other benchmarks
+    clock = FakeClock()
+
+    def exponential(n: float) -> float:
+        return 1e-7 * 2.0**n  # 6.6 ms at n=16, 430 s at n=32
+
+    executor = LoopingExecutor(clock, {"e": exponential, "l": linear})
+    points = tuple((float(2**k),) for k in range(1, 7))  # 2 .. 64
+    mset = run([spec("e", points=points), spec("l")], executor, clock, budget=60, size_limit=0.5)
+    assert max(n for name, n, _ in executor.calls if name == "e") == 16
+    assert clock.now < 10
+    assert len(sizes(mset, "l")) == len(SIZES)  # the other benchmark was not starved
+    (error,) = mset.run.errors
+    assert "the next size would take about" in error.message and "run.size_limit" in error.message
+
+
+def test_the_next_call_is_predicted_from_the_calls_growth_sped_up_where_it_accelerates() -> None:
+    from guard.collection.runner import _Bench, _next_call, _Point
+
+    def bench(calls: list[float], metric: str = "time") -> _Bench:
+        b = _Bench(replace(spec("b"), metric=metric))
+        b.points = [_Point((float(2**i),), [c]) for i, c in enumerate(calls)]
+        return b
+
+    # a quadratic: x4 a doubling, read as x4
+    assert _next_call(bench([1e-4, 4e-4, 1.6e-3])) == pytest.approx(6.4e-3)
+    # naive Fibonacci: x7.4, then x48 -- an exponential's log ratio doubles with the size
+    fib = _next_call(bench([3.5e-5, 2.6e-4, 1.25e-2]))
+    assert 1.25e-2 * 48**1.9 < fib < 1.25e-2 * 48**2.01
+    assert _next_call(bench([1e-7, 2e-7])) == 0.0  # calls below the timer's reach: not read
+    assert _next_call(bench([1e-3, 8e-3], metric="instructions")) == 0.0
