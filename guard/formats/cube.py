@@ -27,6 +27,7 @@ Read as Extra-P's CUBE reader reads them (the facts below are its rules, the cod
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from collections import defaultdict
@@ -38,6 +39,7 @@ import numpy as np
 
 from ..errors import FormatError
 from ..measurements import Kernel, MeasurementSet, Point
+from ..numbers import counted
 from ._common import build_set
 
 __all__ = ["SCALINGS", "PROFILES", "folder_parameters", "is_experiment_directory", "load"]
@@ -97,7 +99,7 @@ def load(path: Path, scaling: str = "weak", inclusive: bool = False) -> Measurem
             values[key].setdefault(at, []).extend(vals)
         units.update(reader.units)
     kernels = _common_tree(values, set(points), inclusive)
-    return build_set(
+    mset = build_set(
         parameters,
         tuple(
             Kernel(
@@ -110,6 +112,30 @@ def load(path: Path, scaling: str = "weak", inclusive: bool = False) -> Measurem
         ),
         str(path),
     )
+    unprofiled = _without_profile(path, profiles)
+    if not unprofiled:
+        return mset
+    more = f" and {len(unprofiled) - 5} more" if len(unprofiled) > 5 else ""
+    note = (
+        f"{path}: left out {counted(len(unprofiled), 'experiment folder')} without a *.cubex "
+        f"profile ({', '.join(unprofiled[:5])}{more}): a job that failed or is still running?"
+    )
+    return dataclasses.replace(mset, notes=(*mset.notes, note))
+
+
+def _without_profile(path: Path, profiles: list[Path]) -> list[str]:
+    """Experiment folders (named like the others, ``mm.x2000y1z1.r1``) that hold no profile."""
+    read = {p.parent for p in profiles}
+    out = []
+    for folder in sorted(path.iterdir()):
+        if not folder.is_dir() or folder.name.startswith(".") or folder in read:
+            continue
+        try:
+            folder_parameters(folder.name)
+        except ValueError:
+            continue  # not an experiment folder (scripts, plots)
+        out.append(folder.name)
+    return out
 
 
 def _points(profiles: list[Path], root: Path) -> tuple[list[str], list[tuple[float, ...]]]:
@@ -174,8 +200,9 @@ class _Reader:
         except FormatError:
             raise
         except Exception as exc:  # noqa: BLE001 - pycubexr's errors on a broken file vary
+            why = " ".join(str(exc).split())  # pycubexr's messages span lines
             raise FormatError(
-                f"not a readable CUBE profile ({type(exc).__name__}: {exc})", str(profile)
+                f"not a readable CUBE profile ({type(exc).__name__}: {why})", str(profile)
             ) from None
         return out
 

@@ -268,3 +268,25 @@ def test_a_profile_with_bytes_before_its_archive_is_one_line(tmp_path: Path) -> 
     done = perfguard_process("model", root)  # a real process: warnings reach its stderr
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "not a readable CUBE profile" in done.stderr
+
+
+def test_an_experiment_folder_without_a_profile_is_left_out_with_a_note(tmp_path: Path) -> None:
+    # a job that failed left its folder empty: the set was modelled on the others, silently
+    root = experiment(tmp_path / "exp")
+    (root / "app.p8n100.r1" / "profile.cubex").unlink()
+    (root / "plots").mkdir()  # not an experiment folder: no note
+    mset = formats.load(root)
+    counts = {p.at[0]: len(p.values) for p in mset.kernel("main", "time").points}
+    assert counts[8.0] == counts[16.0] / 2 / 2  # one repetition of 8 processes, not two
+    (note,) = mset.notes
+    assert "left out 1 experiment folder without a *.cubex profile (app.p8n100.r1)" in note
+
+
+def test_a_broken_profiles_message_is_one_line_of_words(tmp_path: Path) -> None:
+    experiment(tmp_path, processes=(2, 4))
+    broken = tmp_path / "app.p8n100.r1" / "profile.cubex"
+    broken.parent.mkdir()
+    broken.write_bytes(b"not a tar archive")
+    with pytest.raises(FormatError) as info:
+        formats.load(tmp_path)
+    assert "\n" not in str(info.value) and "\\n" not in str(info.value)
