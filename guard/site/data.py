@@ -104,6 +104,12 @@ class ClassChange:
     run: KernelRun
     before: str
     after: str
+    rerun: bool = False  # the class before was read from a run of the same commit: noise
+
+
+def _same_code(a: Commit, b: Commit) -> bool:
+    """Two runs of one commit, as committed (a dirty tree's code is not known to match)."""
+    return bool(a.sha) and a.sha == b.sha and not a.dirty and not b.dirty
 
 
 @dataclass(frozen=True)
@@ -125,13 +131,25 @@ class KernelHistory:
     def changes(self) -> tuple[ClassChange, ...]:
         """Every run whose class differs from the last known one before it."""
         out = []
-        known: str | None = None
+        known: KernelRun | None = None
         for run in self.runs:
             now = run.complexity
-            if now is not None and known is not None and now != known:
-                out.append(ClassChange(run, known, now))
-            known = now or known
+            if now is not None and known is not None and now != known.complexity:
+                assert known.complexity is not None
+                rerun = _same_code(known.commit, run.commit)
+                out.append(ClassChange(run, known.complexity, now, rerun))
+            known = run if now is not None else known
         return tuple(out)
+
+    @property
+    def commit_changes(self) -> tuple[ClassChange, ...]:
+        """The changes between commits (not between two runs of one commit)."""
+        return tuple(c for c in self.changes if not c.rerun)
+
+    @property
+    def commit_count(self) -> int:
+        """How many commits its runs measured (a re-run of a commit counts once)."""
+        return len({_commit_key(r.commit) for r in self.runs})
 
 
 @dataclass(frozen=True)
@@ -150,6 +168,17 @@ class SiteData:
     def empty(self) -> bool:
         """No run recorded (on the branch)."""
         return not self.commits
+
+    @property
+    def commit_count(self) -> int:
+        """How many commits the runs measured (a re-run of a commit counts once)."""
+        return len({_commit_key(c) for c in self.commits})
+
+
+def _commit_key(c: Commit) -> tuple[object, ...]:
+    """What tells commits apart: the sha as committed; a dirty tree's run, or one without a
+    commit, is its own."""
+    return (c.sha,) if c.sha and not c.dirty else ("run", c.run_id)
 
 
 def commit_base_url(repo_url: str | None, environ: Mapping[str, str]) -> str | None:

@@ -368,3 +368,31 @@ def test_samples_are_seeded() -> None:
     assert sample_set(SPEC, 2) == sample_set(SPEC, 2)
     assert sample_set(SPEC, 2) != sample_set(SPEC, 1)
     assert sample_set(SPEC, 0).run.commit == commit_sha(SPEC.seed, 0)
+
+
+def test_runs_of_one_commit_count_once_and_their_class_flips_are_told_apart() -> None:
+    # a probe ran ci twice at one commit and four times at another: the index read "over
+    # 10 commits" for 6, and a class read differently by two runs of one commit counted as
+    # a class change of that commit
+    from guard.site.data import Commit, KernelHistory, KernelRun, SiteData
+
+    def run(i: int, sha: str, complexity: str, dirty: bool = False) -> KernelRun:
+        commit = Commit(i, sha, "main", "2026-11-27", None, dirty)
+        return KernelRun(commit, (), None, None, complexity)
+
+    runs = (
+        run(1, "a" * 40, "O(n)"),
+        run(2, "b" * 40, "O(n^2)"),  # a commit's change
+        run(3, "b" * 40, "O(n^1.5)"),  # the same commit again: noise
+        run(4, "b" * 40, "O(n^1.5)", dirty=True),
+        run(5, "b" * 40, "O(n)", dirty=True),  # a dirty tree: its own code
+    )
+    k = KernelHistory("k", "time", "s", "k", runs)
+    assert [(c.after, c.rerun) for c in k.changes] == [
+        ("O(n^2)", False),
+        ("O(n^1.5)", True),
+        ("O(n)", False),
+    ]
+    assert len(k.commit_changes) == 2 and k.commit_count == 4
+    data = SiteData("h.sqlite", "main", tuple(r.commit for r in runs), (k,), {}, "n=1e6", 5)
+    assert data.commit_count == 4
