@@ -178,7 +178,9 @@ def check(
         )
     cut: dict[tuple[str, str], _CutShort] = {}
     if baseline is not None:
+        whole = baseline
         baseline, cut = _common_range(current, baseline)
+        cut = _with_whole_classes(cut, whole, opts)
     now = _analyses(current, opts)
     before = _analyses(baseline, opts) if baseline is not None else {}
     judge = _Judge(current.parameters, opts, rules, ceiling)
@@ -229,6 +231,7 @@ class _CutShort:
     parameter: str
     largest: float  # the candidate's largest size: the largest both measured
     baseline_largest: float
+    baseline_class: str | None = None  # the baseline's class over all its sizes
 
 
 _MIN_COMMON = 3  # sizes a baseline cut to the candidate's range keeps at least
@@ -264,6 +267,24 @@ def _common_range(
         cut[k.key] = _CutShort(current.parameters[0], top, base_top)
         kernels.append(dataclasses.replace(k, points=kept))
     return dataclasses.replace(baseline, kernels=tuple(kernels)), cut
+
+
+def _with_whole_classes(
+    cut: dict[tuple[str, str], _CutShort], whole: MeasurementSet, opts: CheckOptions
+) -> dict[tuple[str, str], _CutShort]:
+    """Each cut baseline's class over all its sizes, as its own run's table, the history
+    and the site show it: the class a cut baseline reads can differ (O(n) over 16..2^20,
+    n^(2/3) log^2 n over 16..16384), and a reader matching the two must be told."""
+    if not cut:
+        return cut
+    kept = tuple(k for k in whole.kernels if k.key in cut)
+    analysed = _analyses(dataclasses.replace(whole, kernels=kept), opts)
+    return {
+        key: dataclasses.replace(
+            c, baseline_class=a.model.complexity() if (a := analysed.get(key)) and a.model else None
+        )
+        for key, c in cut.items()
+    }
 
 
 BEND_UPPER_SIZES = 5  # sizes beyond a bend that can judge a bound by themselves
@@ -1080,9 +1101,10 @@ def _cut_message(cut: _CutShort, regressed: bool) -> str:
     the top size both measured: one figure, not a second statistic of it here); after a
     regression that failed on them, the shorter reach is one more sign of it."""
     top = numbers.at(cut.parameter, cut.largest)
+    whole = f" (where it reads {cut.baseline_class})" if cut.baseline_class else ""
     head = (
         f"measured only up to {top}, the baseline up to "
-        f"{numbers.at(cut.parameter, cut.baseline_largest)}: "
+        f"{numbers.at(cut.parameter, cut.baseline_largest)}{whole}: "
     )
     if regressed:
         return (

@@ -26,6 +26,8 @@ def test_a_candidate_cut_short_is_inconclusive_and_says_where_and_how_much():
     assert v.verdict == "inconclusive"
     message = next(r.message for r in v.reasons if "measured only up to" in r.message)
     assert "n=8192" in message and "n=65536" in message
+    # the baseline's class over all its sizes, as its own run showed it, is named
+    assert "the baseline up to n=65536 (where it reads O(n))" in message
     # the ratio at n=8192 is the change reason's, one figure (the cut named a second one,
     # of medians, that could differ from it: x542,343 beside x538,613)
     (change,) = [r.message for r in v.reasons if r.kind == "change"]
