@@ -288,6 +288,8 @@ def _with_whole_classes(
 
 
 BEND_UPPER_SIZES = 5  # sizes beyond a bend that can judge a bound by themselves
+TAIL_SIZES = 10  # a count measured at this many sizes is judged at its largest five too
+_TAIL_WITHIN = 0.2  # ... where they are at most this likely to exceed the bound
 _BENDING_METRICS = ("time", "cpu")  # metrics where a cache level bends the curve
 
 
@@ -300,6 +302,7 @@ class _Bend:
     above: float
     beyond: KernelAnalysis | None  # None: fewer than BEND_UPPER_SIZES sizes beyond it
     before: KernelAnalysis | None  # the same for the sizes before it
+    tail: bool = False  # no bend found: a count's largest BEND_UPPER_SIZES sizes, levelled off
 
 
 def _bends(
@@ -324,9 +327,20 @@ def _bends(
     }
     found: dict[tuple[str, str], tuple[float, float]] = {}
     sides: dict[str, list[Kernel]] = {"beyond": [], "before": []}
+    tails: set[tuple[str, str]] = set()
     for key in failing:
         a = now[key]
         segments = a.model.extra("segments") if a.model is not None else None
+        if a.kernel.metric not in _BENDING_METRICS and len(a.kernel.points) >= TAIL_SIZES:
+            # a count that grows over its small sizes and levels off (a set's lookups go
+            # through small-int fast paths up to n=4096, then 33,058 instructions flat over
+            # seven doublings): its largest sizes judge the bound by themselves
+            xs = sorted({p.at[0] for p in a.kernel.points})
+            found[key] = (xs[-BEND_UPPER_SIZES - 1], xs[-BEND_UPPER_SIZES])
+            tails.add(key)
+            top = tuple(p for p in a.kernel.points if p.at[0] >= xs[-BEND_UPPER_SIZES])
+            sides["beyond"].append(dataclasses.replace(a.kernel, points=top))
+            continue
         if a.kernel.metric not in _BENDING_METRICS or not segments:
             continue
         below, above = (float(v) for v in segments[-1]["between"])
@@ -346,7 +360,9 @@ def _bends(
     }
     param = current.parameters[0]
     return {
-        key: _Bend(param, lo, hi, analysed["beyond"].get(key), analysed["before"].get(key))
+        key: _Bend(
+            param, lo, hi, analysed["beyond"].get(key), analysed["before"].get(key), key in tails
+        )
         for key, (lo, hi) in found.items()
     }
 
@@ -761,6 +777,8 @@ class _Judge:
         bend = self.bends.get(key)
         if bend is None:
             return None
+        if bend.tail:
+            return self._tail(bend, admitted, le)
 
         def side(analysis: KernelAnalysis | None) -> tuple[LineEvidence | None, float]:
             """A side's line and P(it exceeds the bound by itself); (None, nan) without one."""
@@ -788,6 +806,24 @@ class _Judge:
             f"but {where}, and from {hi} to {top} it grows as "
             f"{class_text(le.parameter, shown_class(u))} ({percent(p)} sure that part exceeds "
             "the bound): a step on this metric, not a class; the instructions metric decides"
+        )
+
+    def _tail(self, bend: _Bend, admitted: np.ndarray, le: LineEvidence) -> str | None:
+        """Why a count that exceeds its bound over the whole range is not decided, where its
+        largest sizes stay within it by themselves: the growth below them does not go on."""
+        own = [u for u in (bend.beyond.lines if bend.beyond else ()) if u.parameter == le.parameter]
+        if not own:
+            return None
+        p = float(bound_probabilities(own, admitted[None, :], self.opts.settings)[0])
+        if p > _TAIL_WITHIN:
+            return None
+        lo, top = (numbers.at(le.parameter, v) for v in (bend.above, float(np.max(own[0].group.x))))
+        shown = shown_class(own[0])
+        grows = f"grows as {class_text(le.parameter, shown)}" if shown else "does not grow"
+        return (
+            f"but over its largest {BEND_UPPER_SIZES} sizes, {lo} to {top}, it {grows} "
+            f"({percent(p)} sure that part exceeds the bound): the growth of the smaller sizes "
+            "does not go on; measure larger sizes to decide"
         )
 
     def _excused(
