@@ -31,6 +31,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -62,6 +63,7 @@ __all__ = [
 
 DEFAULT_PATH = HISTORY_PATH
 BUSY_TIMEOUT_S = 30.0
+_QUICK_S = 1.0  # a wait this long for the write lock goes unannounced
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: runs and their measurements
@@ -529,9 +531,12 @@ def _errors(path: Path) -> Iterator[None]:
     except sqlite3.Error as e:
         text = str(e)
         if "not a database" in text or isinstance(e, sqlite3.DatabaseError) and "malformed" in text:
-            text = f"not a perfguard history database, or damaged ({text})"
+            text = (
+                f"not a perfguard history database, or damaged ({text}); move it aside to "
+                "start a new history"
+            )
         elif "locked" in text or "busy" in text:
-            text = f"{text}: another perfguard held it for over {BUSY_TIMEOUT_S:g} s"
+            text = f"{text}: another process held it for over {BUSY_TIMEOUT_S:g} s"
         elif "readonly" in text:  # the -shm and -wal files beside it count too
             text = f"{text} (it, its folder and its -wal and -shm files must be writable)"
         raise HistoryError(text, path) from None
@@ -539,8 +544,25 @@ def _errors(path: Path) -> Iterator[None]:
 
 @contextmanager
 def _transaction(db: sqlite3.Connection) -> Iterator[None]:
-    """A write transaction, taken at once so concurrent writers queue instead of deadlocking."""
-    db.execute("BEGIN IMMEDIATE")
+    """A write transaction, taken at once so concurrent writers queue instead of deadlocking.
+
+    Where another process holds the database past a moment, a line on stderr says so before
+    the wait (up to ``BUSY_TIMEOUT_S``): a silent 30 s looked like a hang."""
+    db.execute(f"PRAGMA busy_timeout = {int(_QUICK_S * 1000)}")
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            raise
+        sys.stderr.write(
+            f"perfguard: the history database is busy (another process is writing it); "
+            f"waiting up to {BUSY_TIMEOUT_S:g} s\n"
+        )
+        sys.stderr.flush()
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        db.execute("BEGIN IMMEDIATE")
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     try:
         yield
     except BaseException:

@@ -547,3 +547,25 @@ def test_a_read_only_history_names_the_files_that_must_be_writable(tmp_path: Pat
     with pytest.raises(HistoryError, match="its -wal and -shm files must be writable"):
         with _errors(tmp_path / "h.sqlite"):
             raise sqlite3.OperationalError("attempt to write a readonly database")
+
+
+def test_a_writer_kept_waiting_says_so_and_then_stores(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # another process held the write lock: ci printed nothing for 30 s, then failed
+    import threading
+
+    with History.open(db) as history:
+        history.record(one_parameter("b" * 40))
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(2.0, lambda: holder.execute("COMMIT"))
+    release.start()
+    try:
+        with History.open(db) as history:
+            run_id = history.record(one_parameter("c" * 40))
+    finally:
+        release.join()
+        holder.close()
+    assert run_id == 2
+    assert "the history database is busy (another process is writing it)" in capsys.readouterr().err
