@@ -374,16 +374,26 @@ class History:
         repo: str | Path,
         head: str = "HEAD",
         events: Sequence[str] = (*TRUSTED_EVENTS, LOCAL),
+        dirty: bool = False,
     ) -> tuple[RunRow, str]:
         """The baseline run for ``head``: its merge base with ``ref``, else ``ref``'s newest run.
 
         Only runs recorded by one of ``events`` count: in GitHub Actions the base branch's
         pushes and merge queue (a pull request's run is keyed by a branch name its author
-        chose, and may be a fork's branch called ``main``).
+        chose, and may be a fork's branch called ``main``).  A run with uncommitted changes
+        (``dirty``) on a commit of the branch is compared with that commit as committed,
+        where a clean run of it is recorded: what the working tree changed, not the commit.
         """
         folder = Path(repo)
         own = git(folder, "rev-parse", "--verify", "--quiet", f"{head}^{{commit}}")[0]
         base, failure = _merge_base(folder, head, ref)
+        if dirty and base is not None and base == own:
+            clean = self._clean_run(own, events)
+            if clean is not None:
+                return clean, (
+                    f"baseline: {own[:7]} as committed (this run has uncommitted changes on "
+                    f"top of it; {clean.date})"
+                )
         if base is not None and base == own:
             # HEAD is on the branch (a push): its baseline is the run before it, never a
             # run of HEAD itself (a re-run of a failed job read as no change)
@@ -497,6 +507,16 @@ class History:
         rows = self._run_rows(
             f"SELECT {_RUN_COLUMNS} FROM runs WHERE lower(commit_sha) = ?"
             f" AND event IN ({marks}) ORDER BY dirty IS 1, id DESC LIMIT 1",
+            (commit.lower(), *events),
+        )
+        return rows[0] if rows else None
+
+    def _clean_run(self, commit: str, events: Sequence[str]) -> RunRow | None:
+        """The newest run of ``commit`` measured without uncommitted changes."""
+        marks = ", ".join("?" * len(events))
+        rows = self._run_rows(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE lower(commit_sha) = ?"
+            f" AND event IN ({marks}) AND dirty IS 0 ORDER BY id DESC LIMIT 1",
             (commit.lower(), *events),
         )
         return rows[0] if rows else None

@@ -569,3 +569,27 @@ def test_a_writer_kept_waiting_says_so_and_then_stores(
         holder.close()
     assert run_id == 2
     assert "the history database is busy (another process is writing it)" in capsys.readouterr().err
+
+
+def test_a_run_with_uncommitted_changes_on_the_branch_is_compared_with_its_commit(
+    db: Path, repo: dict[str, str]
+) -> None:
+    # HEAD on main, recorded clean; a run with uncommitted changes on top of it was compared
+    # with the commit before, so HEAD's own changes were read as the working tree's
+    import dataclasses
+
+    path = Path(repo["path"])
+    git(path, "checkout", "-q", "main")
+    with History.open(db) as history:
+        history.record(one_parameter(repo["base"], "main"))
+        clean = history.record(one_parameter(repo["main2"], "main"))
+        dirty_run = one_parameter(repo["main2"], "main")
+        history.record(
+            dataclasses.replace(dirty_run, run=dataclasses.replace(dirty_run.run, dirty=True))
+        )
+        run, note = history.baseline_for("main", path, dirty=True)
+        assert run.id == clean
+        assert note.startswith(f"baseline: {repo['main2'][:7]} as committed")
+        # a clean re-run of HEAD is a push: still the run before it
+        run, _ = history.baseline_for("main", path)
+        assert run.commit == repo["base"]

@@ -160,7 +160,9 @@ def ci(options: CiOptions, services: CiServices) -> CiOutcome:
         # the history keys runs by the head commit the developer pushed.
         current = replace(current, run=replace(current.run, commit=context.head_sha))
     save_measurements(current, options.output)
-    baseline, note = from_file or _baseline(options, context, config, services.measure)
+    baseline, note = from_file or _baseline(
+        options, context, config, services.measure, bool(current.run.dirty)
+    )
     report = judge(current, baseline, check_opts)
     if note:  # in the report, the summary and the comment: what the PR was compared with
         report = replace(report, notes=(note, *report.notes))
@@ -397,6 +399,7 @@ def _baseline(
     context: ActionsContext | None,
     config: Config,
     measure: Measure,
+    dirty: bool = False,
 ) -> tuple[MeasurementSet | None, str | None]:
     if options.baseline_commit is not None:
         mset = measure_commit(options.baseline_commit, config, measure)
@@ -414,7 +417,8 @@ def _baseline(
         # the expectations are still checked and shown, and storing says what went wrong
         with History.open(options.db) as history:
             events = TRUSTED_EVENTS if context is not None else (*TRUSTED_EVENTS, LOCAL)
-            row, note = history.baseline_for(ref, config.path.absolute().parent, events=events)
+            folder = config.path.absolute().parent
+            row, note = history.baseline_for(ref, folder, events=events, dirty=dirty)
             return history.load_run(row.id), note
     except PerfguardError as exc:
         return None, f"no baseline: {exc}; checking the expectations only"
