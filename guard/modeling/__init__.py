@@ -272,9 +272,11 @@ def _with_marks(model: Model, lines: tuple[LineEvidence, ...]) -> Model:
     # the least bad class fit's misfit of a falling or exploding line, not a shift or a break
     found.update(drift=None, segments=[])
     extras = {**model.extras, **found}
-    if "growth" in found:
+    if "growth" in found or "falls" in found:
         # no class describes the values: the fit's class probabilities and its prediction
-        # beyond the range would speak for a formula that means nothing (O(1) at 100%)
+        # beyond the range would speak for a formula that means nothing (O(1) at 100%; a
+        # strong-scaling time falling x12.7 read "O(1) 91% sure", and --json predicted it at
+        # p=4096 where the table rightly showed none)
         extras["confidence"] = None
         extras.pop("prediction", None)
     return dataclasses.replace(model, extras=extras)

@@ -82,6 +82,13 @@ def test_falling_kernels_are_marked_and_leave_the_others_drift_alone(tmp_path: P
     plain = {m.kernel: m for m in model_measurements(formats.load(path)).models}
     assert all(plain[f"fall{i}"].extra("falls")["parameter"] == "p" for i in range(3))
     assert plain["flat"].extra("falls") is None and plain["flat"].complexity() == "O(1)"
+    # the nearest constant of a falling kernel states no probability and predicts nothing
+    # (the table showed "-", and --json predicted it at p=4096, far from the truth)
+    predicted = model_measurements(formats.load(path), predict_at=4096.0).models
+    fall = next(m for m in predicted if m.kernel == "fall0")
+    assert fall.extra("confidence") is None and fall.extra("prediction") is None
+    flat = next(m for m in predicted if m.kernel == "flat")
+    assert flat.extra("prediction") is not None
     total = {m.kernel: m for m in model_measurements(formats.load(path, scaling="strong")).models}
     assert total["flat"].complexity() == "O(p)"
     assert total["flat"].extra("confidence").probability > 0.8
