@@ -65,20 +65,25 @@ def measure_once(fn: Callable[[], object], metric: str, loops: int = 1) -> float
 
 def relative_uncertainty(values: Sequence[float]) -> float:
     """Relative standard error of the median of repetitions."""
+    # The median's standard error is about 1.2533 * sd / sqrt(k) for roughly normal values.
+    return 1.2533 * relative_spread(values) / math.sqrt(max(len(values), 1))
+
+
+def relative_spread(values: Sequence[float]) -> float:
+    """One repetition's relative standard deviation, estimated robustly (inf: unknown)."""
     if len(values) < 2:
         return math.inf
     median = statistics.median(values)
     if median == 0:
         return 0.0 if all(v == 0 for v in values) else math.inf
-    # The median's standard error is about 1.2533 * sd / sqrt(k) for roughly normal
-    # repetitions. With few values the MAD can be near zero by luck (two of three
-    # agree), so up to five the range estimates sd; past that the MAD, robust to outliers.
+    # With few values the MAD can be near zero by luck (two of three agree), so up to five
+    # the range estimates sd; past that the MAD, robust to outliers.
     k = len(values)
     if k <= len(_RANGE_TO_SD):
         sd = (max(values) - min(values)) / _RANGE_TO_SD[k - 1]
     else:
         sd = 1.4826 * statistics.median(abs(v - median) for v in values)
-    return 1.2533 * sd / math.sqrt(k) / abs(median)
+    return sd / abs(median)
 
 
 def enough_repetitions(
