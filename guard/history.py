@@ -388,7 +388,7 @@ class History:
         own = git(folder, "rev-parse", "--verify", "--quiet", f"{head}^{{commit}}")[0]
         base, failure = _merge_base(folder, head, ref)
         if dirty and base is not None and base == own:
-            clean = self._clean_run(own, events)
+            clean = self._exact_commit(own, events, clean=True)
             if clean is not None:
                 return clean, (
                     f"baseline: {own[:7]} as committed (this run has uncommitted changes on "
@@ -502,21 +502,16 @@ class History:
             return names if pattern is None else [pattern]
         return [n for n in names if fnmatch.fnmatchcase(n, pattern)]
 
-    def _exact_commit(self, commit: str, events: Sequence[str]) -> RunRow | None:
+    def _exact_commit(
+        self, commit: str, events: Sequence[str], clean: bool = False
+    ) -> RunRow | None:
+        """The newest run of ``commit`` (a clean one first; ``clean``: only a clean one,
+        measured without uncommitted changes)."""
         marks = ", ".join("?" * len(events))
+        only = " AND dirty IS 0" if clean else ""
         rows = self._run_rows(
             f"SELECT {_RUN_COLUMNS} FROM runs WHERE lower(commit_sha) = ?"
-            f" AND event IN ({marks}) ORDER BY dirty IS 1, id DESC LIMIT 1",
-            (commit.lower(), *events),
-        )
-        return rows[0] if rows else None
-
-    def _clean_run(self, commit: str, events: Sequence[str]) -> RunRow | None:
-        """The newest run of ``commit`` measured without uncommitted changes."""
-        marks = ", ".join("?" * len(events))
-        rows = self._run_rows(
-            f"SELECT {_RUN_COLUMNS} FROM runs WHERE lower(commit_sha) = ?"
-            f" AND event IN ({marks}) AND dirty IS 0 ORDER BY id DESC LIMIT 1",
+            f" AND event IN ({marks}){only} ORDER BY dirty IS 1, id DESC LIMIT 1",
             (commit.lower(), *events),
         )
         return rows[0] if rows else None
