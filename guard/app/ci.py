@@ -313,7 +313,11 @@ def publish(
                     f"#{number}: refusing to comment"
                 )
             result = client.upsert_comment(
-                context.repository, number, render_markdown(report), create=create
+                context.repository,
+                number,
+                render_markdown(report),
+                create=create,
+                author=_author(environ),
             )
         except GitHubError as exc:  # a broken API fails nothing: the check already decided
             return annotation("warning", f"no pull-request comment: {exc}", title="perfguard")
@@ -376,6 +380,13 @@ def _pull_request(client: GitHubClient, context: ActionsContext) -> int | None:
             "tell which pull request it measured; refusing to comment"
         )
     return client.pull_for_commit(context.repository, context.head_sha, context.head_repository)
+
+
+def _author(environ: Mapping[str, str]) -> str | None:
+    """Whose marked comment is perfguard's: ``PERFGUARD_COMMENT_AUTHOR`` (a GitHub App's bot,
+    ``my-app[bot]``, whose installation token cannot read /user), else the token's own
+    identity (GitHub's /user; github-actions[bot] for a workflow's GITHUB_TOKEN)."""
+    return environ.get("PERFGUARD_COMMENT_AUTHOR", "").strip() or None
 
 
 def _token(environ: Mapping[str, str]) -> str:
@@ -560,7 +571,12 @@ def _upsert(
     with services.session_factory() as session:
         client = GitHubClient(session, context.api_url, token)
         return client.upsert_comment(
-            context.repository, number, body, fork=context.restricted_fork_pr, create=create
+            context.repository,
+            number,
+            body,
+            fork=context.restricted_fork_pr,
+            create=create,
+            author=_author(services.environ),
         )
 
 

@@ -45,7 +45,9 @@ def artifact(tmp_path: Path, verdicts: dict, pr: object = None) -> Path:
     return folder
 
 
-def publish(folder: Path, server: HTTPServer, event: Path = EVENT) -> Ran:
+def publish(
+    folder: Path, server: HTTPServer, event: Path = EVENT, extra: dict[str, str] | None = None
+) -> Ran:
     env = {
         "GITHUB_ACTIONS": "true",
         "GITHUB_EVENT_NAME": "workflow_run",
@@ -54,6 +56,7 @@ def publish(folder: Path, server: HTTPServer, event: Path = EVENT) -> Ran:
         "GITHUB_SHA": "a" * 40,
         "GITHUB_API_URL": server.url_for("").rstrip("/"),
         "GITHUB_TOKEN": TOKEN,
+        **(extra or {}),
     }
     return perfguard("ci", "--publish", folder, cwd=folder.parent, env=env)
 
@@ -182,3 +185,33 @@ def test_hostile_artifacts_are_refused_with_a_clear_message(
     assert expected in done.stderr
     assert "Traceback" not in done.stderr
     assert posted == {}
+
+
+def test_an_apps_token_finds_its_own_comment_by_the_login_it_is_given(
+    tmp_path: Path, httpserver: HTTPServer, verdicts: dict
+) -> None:
+    # a GitHub App's installation token cannot read /user: perfguard took its comments for
+    # github-actions[bot]'s, edited a workflow's marked comment and never found its own
+    httpserver.expect_request(f"/repos/octo/widget/commits/{HEAD}/pulls").respond_with_json(
+        [pull(7, HEAD, "contributor/widget")]
+    )
+    marker = "<!-- perfguard-report -->"
+    actions = {"id": 301, "body": f"{marker}\nnot ours", "user": {"login": "github-actions[bot]"}}
+    ours = {"id": 302, "body": f"{marker}\nours", "user": {"login": "perfguard-app[bot]"}}
+    httpserver.expect_request(OWN, method="GET").respond_with_json([actions, ours])
+    httpserver.expect_request("/user").respond_with_json({"message": "no"}, status=403)
+    patched: list[str] = []
+
+    def patch(request: Request) -> Response:
+        patched.append(request.path)
+        return Response(json.dumps({"id": 302, "html_url": "u", "body": "b"}), 200)
+
+    httpserver.expect_request(
+        "/repos/octo/widget/issues/comments/302", method="PATCH"
+    ).respond_with_handler(patch)
+    folder = artifact(tmp_path, verdicts, {"number": 7})
+    env_extra = {"PERFGUARD_COMMENT_AUTHOR": "perfguard-app[bot]"}
+    done = publish(folder, httpserver, extra=env_extra)
+    assert done.returncode == 0, done.stderr
+    assert patched == ["/repos/octo/widget/issues/comments/302"]
+    assert not any(r.path.endswith("/comments/301") for r, _ in httpserver.log)
