@@ -66,6 +66,7 @@ class _Point:
 
 _TIMED = ("time", "cpu")  # metrics whose values are seconds a call
 _CALL_FLOOR = 1e-5  # a call this long is timed well enough for its growth to be read
+_EXPONENTIAL = 32.0  # a call's time growing more than this a doubling: no polynomial
 
 
 def _next_call(bench: _Bench) -> float:
@@ -84,11 +85,13 @@ def _next_call(bench: _Bench) -> float:
     if ratio <= 1.0:
         return calls[-1]
     # beyond a cube a doubling, a ratio still rising is no polynomial's noise: its log grows
-    # as it did (an exponential's doubles as the size doubles: fib's x7.4, x48, then x2,200)
+    # as it did (an exponential's doubles as the size doubles: fib's x7.4, x48, then x2,200);
+    # beyond n^5 (x32 a doubling) it is taken for an exponential whatever came before (a
+    # 2^n regex: x290 from 8 to 16, then x65,536)
     before = calls[-2] / calls[-3] if len(calls) == 3 and calls[-3] >= _CALL_FLOOR else ratio
     speeding = ratio > 8 and 1.0 < before < ratio
     power = min(2.0, math.log(ratio) / math.log(before)) if speeding else 1.0
-    return calls[-1] * ratio**power
+    return calls[-1] * ratio ** (2.0 if ratio > _EXPONENTIAL else power)
 
 
 @dataclass

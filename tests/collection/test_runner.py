@@ -415,5 +415,10 @@ def test_the_next_call_is_predicted_from_the_calls_growth_sped_up_where_it_accel
     # naive Fibonacci: x7.4, then x48 -- an exponential's log ratio doubles with the size
     fib = _next_call(bench([3.5e-5, 2.6e-4, 1.25e-2]))
     assert 1.25e-2 * 48**1.9 < fib < 1.25e-2 * 48**2.01
+    # a 2^n regex: x290 a doubling is no polynomial, whatever came before (the call below
+    # the timer's reach): x290 squared, not x290 (0.65 s predicted, 229 s taken)
+    assert _next_call(bench([7.7e-7, 1.2e-5, 3.5e-3])) == pytest.approx(
+        3.5e-3 * (3.5e-3 / 1.2e-5) ** 2
+    )
     assert _next_call(bench([1e-7, 2e-7])) == 0.0  # calls below the timer's reach: not read
     assert _next_call(bench([1e-3, 8e-3], metric="instructions")) == 0.0
