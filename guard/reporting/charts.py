@@ -22,8 +22,11 @@ MAX_POINTS = 16  # doubling sizes 2^6..2^21 all shown
 # (hex for mermaid, a square of that colour for the markdown legend), in plotting order
 PALETTE = (("#1f77b4", "🟦"), ("#ff7f0e", "🟧"), ("#2ca02c", "🟩"), ("#9467bd", "🟪"))
 _PREFIXES = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
-# ; ends a mermaid statement; %%{...}%% is a directive anywhere in the diagram's text
-_UNSAFE = re.compile(r"[`<>;%{}\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# ; ends a mermaid statement; %%{...}%% is a directive anywhere in the diagram's text; the
+# bidirectional overrides and marks would make a kernel's name read backwards in the chart
+_UNSAFE = re.compile(
+    r"[`<>;%{}\\\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 _LABEL_LENGTH = 60
 
 

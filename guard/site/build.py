@@ -44,17 +44,19 @@ class SiteResult:
 
     index: Path
     kernels: int
-    commits: int
+    commits: int  # distinct commits (a re-run of one counts once)
     files: int
     branch: str | None = None  # the branch drawn when none was asked for, of several
+    runs: int = 0
 
     def sentence(self) -> str:
         """``perfguard site: 20 kernels, 30 commits, 22 files -> site/index.html``."""
         if not self.commits:
             return f"perfguard site: no runs recorded yet; an empty-state page -> {self.index}"
         on = f" on {self.branch} (--branch for another)" if self.branch else ""
+        runs = f"{counted(self.runs, 'run')} of " if self.runs > self.commits else ""
         return (
-            f"perfguard site: {counted(self.kernels, 'kernel')}, "
+            f"perfguard site: {counted(self.kernels, 'kernel')}, {runs}"
             f"{counted(self.commits, 'commit')}{on}, {counted(self.files, 'file')} -> "
             f"{self.index}"
         )
@@ -73,7 +75,14 @@ def build_site(
     files[MARKER] = json.dumps(_MARKER_DOC) + "\n"
     _write_swapped(out, files)
     chosen = data.branch if options.branch is None else None  # said only where not asked for
-    return SiteResult(out / "index.html", len(data.kernels), len(data.commits), len(files), chosen)
+    return SiteResult(
+        out / "index.html",
+        len(data.kernels),
+        data.commit_count,
+        len(files),
+        chosen,
+        len(data.commits),
+    )
 
 
 def _check_output(out: Path) -> None:

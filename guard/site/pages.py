@@ -102,7 +102,7 @@ def _trend_sentence(k: KernelHistory, data: SiteData) -> str:
     first, newest = known[0], known[-1]
     top = max(known, key=lambda pair: pair[1])
     return (
-        f"{len(known)} commits, at {data.at_label}: {_q(first[1], k)} at {first[0].commit.short}, "
+        f"{len(known)} runs, at {data.at_label}: {_q(first[1], k)} at {first[0].commit.short}, "
         f"{_q(newest[1], k)} at {newest[0].commit.short} (newest), highest "
         f"{_q(top[1], k)} at {top[0].commit.short}."
     )

@@ -437,3 +437,5 @@ def test_a_chart_label_holds_no_control_character():
     text = label("a\x9bb\x1b[31mc\u2028d\x85e")
     assert not any(0x7F <= ord(c) <= 0x9F or ord(c) < 0x20 or c in "\u2028\u2029" for c in text)
     assert text.startswith("a b")
+    # nor a bidi override (a fork's kernel name reading backwards in the chart's title)
+    assert label("sort\u202etxt.exe\u202c\u2066x\u2069\u200f") == "sort txt.exe x"

@@ -396,3 +396,8 @@ def test_runs_of_one_commit_count_once_and_their_class_flips_are_told_apart() ->
     assert len(k.commit_changes) == 2 and k.commit_count == 4
     data = SiteData("h.sqlite", "main", tuple(r.commit for r in runs), (k,), {}, "n=1e6", 5)
     assert data.commit_count == 4
+    from guard.site.build import SiteResult
+
+    said = SiteResult(Path("site/index.html"), 1, 4, 3, None, 5).sentence()
+    assert said.startswith("perfguard site: 1 kernel, 5 runs of 4 commits, 3 files")
+    assert "runs of" not in SiteResult(Path("i.html"), 1, 4, 3, None, 4).sentence()
