@@ -309,6 +309,15 @@ def test_a_test_sized_by_another_name_is_read_over_the_files_parameter() -> None
         "parameters), so bounds and reasons name it n; to keep size, give them a file of "
         "their own (pytest -k test_dedupe --benchmark-json=FILE)",
     )
+    # a number that names a run, not a size, is not read as one (a seed read as n failed
+    # "n^2 measured, <= n expected" on work that only depended on the seed)
+    seeded = parse_pytest(
+        pb_row("test_sort[256]", {"n": 256}),
+        pb_row("test_sort[512]", {"n": 512}),
+        *(pb_row(f"test_seeded[{k}]", {"seed": k}) for k in (1, 2, 3)),
+    )
+    assert [k.name for k in seeded.kernels] == ["test_sort"]
+    assert "left out 3 benchmarks measured over seed (test_seeded)" in seeded.notes[0]
 
 
 def test_a_file_read_whole_has_no_notes() -> None:
