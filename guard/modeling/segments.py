@@ -131,9 +131,12 @@ class Segmentation:
         low, high = self.segments
         changes = []
         if math.isfinite(self.across) and math.isfinite(self.expected):
+            moved = (
+                f"grows ×{self.across:.2f}" if self.across >= 1 else f"falls ÷{1 / self.across:.2f}"
+            )
             changes.append(
-                f"{metric} grows ×{self.across:.2f} from one to the other, where the sizes "
-                f"below predict ×{self.expected:.2f}"
+                f"{metric} {moved} from one to the other, where the sizes below predict "
+                f"×{self.expected:.2f}"
             )
         if abs(high.exponent - low.exponent) >= 0.1:
             changes.append(f"grows {'faster' if high.exponent > low.exponent else 'slower'} above")

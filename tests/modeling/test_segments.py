@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction as F
 
 import numpy as np
@@ -229,6 +230,10 @@ def test_sentence_of_a_growth_switch_with_a_short_side() -> None:
         segments=(nlogn(5, 1.0), Segment(2048.0, 8192.0, 3, 1.97, None)),
         across=2.4,
         expected=2.3,
+    )
+    fall = dataclasses.replace(s, across=0.5)
+    assert "cycles falls ÷2.00 from one to the other, where the sizes below predict ×2.30" in (
+        fall.sentence("size", "cycles")
     )
     assert s.sentence("size", "cycles") == (
         "behaviour changes between size=1024 and size=2048: cycles grows ×2.40 from one to "
