@@ -315,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         code = app(args=argv, prog_name="perfguard", standalone_mode=False)
+        if code == 130 and argv is None:
+            _calm()
     except PerfguardError as exc:
         if o.state["debug"]:
             raise
@@ -327,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Abort:
         from .reporting.console import print_aborted
 
+        if argv is None:  # the process's own command line: it ends here
+            _calm()
         print_aborted()
         return 130
     except Exception as exc:  # click's usage errors, by name: typer vendors click since 0.23
@@ -343,6 +347,17 @@ def main(argv: list[str] | None = None) -> int:
         print_error(f"{exc.format_message()} (see {command} --help)")  # type: ignore[attr-defined]
         return 2
     return code if isinstance(code, int) else 0
+
+
+def _calm() -> None:
+    """Once an interrupt was handled, a further Ctrl-C while the process exits is ignored: it
+    turned exit 130 into a death by SIGINT (or a traceback) when it came during teardown."""
+    import signal
+
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread (an embedding caller): nothing to calm
+        pass
 
 
 def _command_path(argv: list[str] | None) -> str:

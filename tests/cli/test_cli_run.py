@@ -454,3 +454,23 @@ def test_two_interrupts_leave_no_callable_running_and_keep_the_file(tmp_path: Pa
         time.sleep(0.05)
     assert not _alive(pid), f"the interrupted worker (pid {pid}) is still running"
     assert load(out).run.interrupted  # what was measured is kept
+
+
+def test_an_interrupted_process_ignores_a_further_ctrl_c_while_it_exits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a second Ctrl-C during teardown, after the first was handled and 130 chosen, killed
+    # the process by SIGINT instead (seen under load as a returncode other than 130)
+    from guard import cli
+
+    before = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr(cli, "app", lambda **kwargs: 130)
+    monkeypatch.setattr(sys, "argv", ["perfguard", "run"])
+    try:
+        assert cli.main() == 130
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        signal.signal(signal.SIGINT, before)
+        assert cli.main(["run"]) == 130  # called with arguments (embedded, tests): untouched
+        assert signal.getsignal(signal.SIGINT) is before
+    finally:
+        signal.signal(signal.SIGINT, before)
