@@ -34,7 +34,7 @@ from .details import (
 from .drift import find_drift
 from .evidence import CLASSES, Evidence, EvidenceSettings
 from .exhaustive import ExhaustiveModeler
-from .growth import falls_json, growth_json, predicts_nothing
+from .growth import falls_json, growth_json, misfit, predicts_nothing
 from .lines import Line
 from .multi_parameter import model_multi_parameter
 from .noise import (
@@ -282,6 +282,50 @@ def _with_marks(model: Model, lines: tuple[LineEvidence, ...]) -> Model:
     return dataclasses.replace(model, extras=extras)
 
 
+_OUTLIER_SHARE = 0.05  # at most this share of a kernel's points is left out as outliers
+_OUTLIER_MIN_POINTS = 20  # ... of a kernel of this many points or more
+_REFIT_SMAPE = 10.0  # ... where the rest then fits this well
+
+
+def _without_outliers(
+    kernel: Kernel, model: Model, parameters: Sequence[str], modeler: Modeler
+) -> Model:
+    """A model no class fits refitted without the few points farthest off it, where the
+    rest then fits: two values 10x low among 125 (Extra-P's json_test_input3: x^3 y^2 + z,
+    measured 41,000 where 410,000 belongs) made a misfit "4.8e3 + 0.42 x^3 y^2" at 76%
+    SMAPE; without them z + x^3 y^2 at 0.001%.  The points left out are named (models@1
+    ``outliers``) to be re-measured; otherwise the misfit stands."""
+    points = kernel.points
+    if len(points) < _OUTLIER_MIN_POINTS:
+        return model
+    names = tuple(parameters)
+    medians = np.array([float(np.median(p.values)) for p in points])
+    predicted = np.array([model.evaluate(dict(zip(names, p.at))) for p in points])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        off = np.abs(np.log(medians / predicted))
+    if not np.all(np.isfinite(off)):
+        return model
+    order = np.argsort(-off, kind="stable")
+    for drop in range(1, max(1, int(_OUTLIER_SHARE * len(points))) + 1):
+        left = set(order[:drop].tolist())
+        kept = dataclasses.replace(
+            kernel, points=tuple(p for j, p in enumerate(points) if j not in left)
+        )
+        (refit,) = model_multi_parameter([kept], names, modeler)
+        if not isinstance(refit, Model) or refit.smape > min(_REFIT_SMAPE, model.smape / 5):
+            continue
+        outliers = [
+            {
+                "at": dict(zip(names, points[j].at)),
+                "value": float(medians[j]),
+                "model": float(refit.evaluate(dict(zip(names, points[j].at)))),
+            }
+            for j in sorted(left)
+        ]
+        return dataclasses.replace(refit, extras={**refit.extras, "outliers": outliers})
+    return model
+
+
 def _model_single(
     mset: MeasurementSet,
     impl: Modeler,
@@ -452,6 +496,8 @@ def _model_multi(
         evidence=isinstance(impl, EvidenceModeler),
     )
     for kernel, result in zip(mset.kernels, results):
+        if isinstance(result, Model) and misfit(result.smape, result.extras):
+            result = _without_outliers(kernel, result, mset.parameters, line_modeler)
         if isinstance(result, Model):
             # The same added fields as one-parameter models; the per-class confidence,
             # drift and segment checks are one-parameter analyses (null / empty here).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -132,6 +132,21 @@ def _level_of(models: Sequence[Model]) -> float:
     return PREDICTION_LEVEL
 
 
+def outliers_sentence(outliers: Sequence[Mapping[str, Any]]) -> str:
+    """The values left out of a model's fit (``_without_outliers``), to be re-measured."""
+    shown = "; ".join(
+        f"{', '.join(numbers.at(p, v) for p, v in o['at'].items())}: {o['value']:.3g} where "
+        f"the model gives {o['model']:.3g}"
+        for o in outliers[:4]
+    )
+    more = f" and {len(outliers) - 4} more" if len(outliers) > 4 else ""
+    count = numbers.counted(len(outliers), "value")
+    return (
+        f"{count} far off every class fit of the others left out of its fit ({shown}{more}); "
+        "with them no class fits: re-measure those points"
+    )
+
+
 def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = False) -> list[str]:
     """Rich-markup lines: unsure classes, noisy points, changes of behaviour, shifted sizes,
     falling kernels (``scaled``: already converted by ``--scaling strong``)."""
@@ -157,6 +172,9 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
             unfit = misfit_model(m)
             if unfit:
                 out.append(f"[yellow]note[/] {name}: {escape(_misfit(m))}")
+            outliers = m.extra("outliers")
+            if outliers:
+                out.append(f"[yellow]note[/] {name}: {escape(outliers_sentence(outliers))}")
             line = None if unfit else _advice(m)  # no probability to raise where none fits
             if line:
                 out.append(f"[yellow]note[/] {name}: {line}")

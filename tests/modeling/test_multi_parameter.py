@@ -450,3 +450,38 @@ def test_extrap_text_multi_parameter_file_models(tmp_path: Path) -> None:
     assert isinstance(add, Model) and add.kernel == "add"
     assert structure(add) == expect({"x": (2, 0)}, {"y": (1, 0)})
     assert structure(mul) == expect({"x": (1, 1), "y": (1, 0)})
+
+
+def test_a_few_values_far_off_are_left_out_of_the_fit_and_named() -> None:
+    # Extra-P's json_test_input3: x^3 y^2 + z on a 5x5x5 grid, two values 10x low; the
+    # model was a misfit "4.8e3 + 0.42 x^3 y^2" (76% SMAPE), where Extra-P keeps x^3 y^2
+    import itertools
+
+    from guard.measurements import Kernel, MeasurementSet, Point
+    from guard.modeling import model_measurements
+
+    grid = list(
+        itertools.product((4, 8, 16, 32, 64), (10, 20, 30, 40, 50), (100, 200, 300, 400, 500))
+    )
+    bad = {(16, 10, 400), (16, 10, 500)}
+
+    def value(x: float, y: float, z: float) -> float:
+        v = x**3 * y**2 + z
+        return v / 10 if (x, y, z) in bad else v
+
+    points = tuple(Point(tuple(map(float, at)), (value(*at),)) for at in grid)
+    mset = MeasurementSet(("x", "y", "z"), (Kernel("k", "time", points),))
+    (m,) = model_measurements(mset).models
+    assert m.smape < 1 and "x^3·y^2" in m.formula()
+    assert sorted(tuple(o["at"].values()) for o in m.extra("outliers")) == sorted(
+        tuple(map(float, b)) for b in bad
+    )
+    # a step over a fifth of the grid is no outlier: the misfit stands, nothing left out
+    stepped = tuple(
+        Point(p.at, (float((x**3 * y**2 + z) * (10 if x == 64 else 1)),))
+        for p, (x, y, z) in zip(points, grid)
+    )
+    (m,) = model_measurements(
+        MeasurementSet(("x", "y", "z"), (Kernel("k", "time", stepped),))
+    ).models
+    assert m.extra("outliers") is None
