@@ -781,11 +781,7 @@ class _Judge:
             return self._tail(bend, admitted, le)
 
         def side(analysis: KernelAnalysis | None) -> tuple[LineEvidence | None, float]:
-            """A side's line and P(it exceeds the bound by itself); (None, nan) without one."""
-            own = [u for u in (analysis.lines if analysis else ()) if u.parameter == le.parameter]
-            if not own:
-                return None, math.nan
-            return own[0], float(bound_probabilities(own, admitted[None, :], self.opts.settings)[0])
+            return self._side(analysis, admitted, le)
 
         if side(bend.before)[1] >= self.opts.confidence:
             return None  # the sizes before the bend exceed the bound by themselves
@@ -808,17 +804,25 @@ class _Judge:
             "the bound): a step on this metric, not a class; the instructions metric decides"
         )
 
+    def _side(
+        self, analysis: KernelAnalysis | None, admitted: np.ndarray, le: LineEvidence
+    ) -> tuple[LineEvidence | None, float]:
+        """A part of the range's line along le's parameter and P(it exceeds the bound by
+        itself); (None, nan) without one."""
+        own = [u for u in (analysis.lines if analysis else ()) if u.parameter == le.parameter]
+        if not own:
+            return None, math.nan
+        return own[0], float(bound_probabilities(own, admitted[None, :], self.opts.settings)[0])
+
     def _tail(self, bend: _Bend, admitted: np.ndarray, le: LineEvidence) -> str | None:
         """Why a count that exceeds its bound over the whole range is not decided, where its
         largest sizes stay within it by themselves: the growth below them does not go on."""
-        own = [u for u in (bend.beyond.lines if bend.beyond else ()) if u.parameter == le.parameter]
-        if not own:
+        top_line, p = self._side(bend.beyond, admitted, le)
+        if top_line is None or p > _TAIL_WITHIN:
             return None
-        p = float(bound_probabilities(own, admitted[None, :], self.opts.settings)[0])
-        if p > _TAIL_WITHIN:
-            return None
-        lo, top = (numbers.at(le.parameter, v) for v in (bend.above, float(np.max(own[0].group.x))))
-        shown = shown_class(own[0])
+        largest = float(np.max(top_line.group.x))
+        lo, top = (numbers.at(le.parameter, v) for v in (bend.above, largest))
+        shown = shown_class(top_line)
         grows = f"grows as {class_text(le.parameter, shown)}" if shown else "does not grow"
         return (
             f"but over its largest {BEND_UPPER_SIZES} sizes, {lo} to {top}, it {grows} "

@@ -77,10 +77,12 @@ def sized_alike(
     parameter is named otherwise (``size`` beside ``n``: tests written by different hands)
     is sized by it all the same: leaving it out let a quadratic ``test_dedupe[size]`` pass
     a check unseen.  Groups over several parameters stay left out."""
-    if len(parameters) != 1:
-        return [], [list(g) for g in groups]
-    alike = [list(g) for g in groups if len(g[0].parameters) == 1 and _sizelike(g[0])]
-    return alike, [list(g) for g in groups if not (len(g[0].parameters) == 1 and _sizelike(g[0]))]
+    alike: list[list[Sized]] = []
+    left: list[list[Sized]] = []
+    for group in groups:
+        one = len(parameters) == 1 and len(group[0].parameters) == 1
+        (alike if one and _names_a_size(group[0].parameters[0]) else left).append(list(group))
+    return alike, left
 
 
 # a number that names a run, not a size: a test over these is left out as before (a seed
@@ -92,8 +94,8 @@ _NOT_SIZES = re.compile(
 )
 
 
-def _sizelike(s: Sized) -> bool:
-    return _NOT_SIZES.fullmatch(s.parameters[0]) is None
+def _names_a_size(name: str) -> bool:
+    return _NOT_SIZES.fullmatch(name) is None
 
 
 def read_as_notes(
@@ -120,7 +122,7 @@ def choose_parameters(sized: Sequence[Sized]) -> tuple[tuple[str, ...], list[lis
         groups.setdefault(frozenset(s.parameters), []).append(s)
 
     def weight(key: frozenset[str]) -> tuple[int, bool, int, int]:
-        sizes = not any(_NOT_SIZES.fullmatch(name) for name in key)  # over a seed: last
+        sizes = all(_names_a_size(name) for name in key)  # over a seed: last
         return -len(key), sizes, len({s.test for s in groups[key]}), len(groups[key])
 
     chosen = max(groups, key=weight)  # max keeps the first seen of equals

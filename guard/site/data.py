@@ -107,11 +107,6 @@ class ClassChange:
     rerun: bool = False  # the class before was read from a run of the same commit: noise
 
 
-def _same_code(a: Commit, b: Commit) -> bool:
-    """Two runs of one commit, as committed (a dirty tree's code is not known to match)."""
-    return bool(a.sha) and a.sha == b.sha and not a.dirty and not b.dirty
-
-
 @dataclass(frozen=True)
 class KernelHistory:
     """One kernel and metric over the site's commits, oldest run first."""
@@ -136,7 +131,8 @@ class KernelHistory:
             now = run.complexity
             if now is not None and known is not None and now != known.complexity:
                 assert known.complexity is not None
-                rerun = _same_code(known.commit, run.commit)
+                # two runs of one commit as committed (a dirty tree's code is its own)
+                rerun = _commit_key(known.commit) == _commit_key(run.commit)
                 out.append(ClassChange(run, known.complexity, now, rerun))
             known = run if now is not None else known
         return tuple(out)
