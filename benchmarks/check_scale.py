@@ -3,7 +3,7 @@
 CI-like baseline and candidate files (six doubling sizes, five repetitions, one metric, a
 mix of classes, a few real regressions) are written for each count, then
 
-    perfguard check CANDIDATE --baseline BASELINE --json -o /dev/null
+    perfguard check CANDIDATE --baseline BASELINE --json > /dev/null
 
 runs as a separate process; its wall time and peak RSS (``ru_maxrss`` of the child) are
 reported, best of ``--repeat``.

@@ -8,10 +8,21 @@ back to before it gives up a column.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
-__all__ = ["at", "compact", "counted", "factor", "json_safe", "percent", "quantity", "size"]
+__all__ = [
+    "at",
+    "compact",
+    "counted",
+    "factor",
+    "json_safe",
+    "json_text",
+    "percent",
+    "quantity",
+    "size",
+]
 
 _POW2_FROM = 1024  # powers of two from 2^10 read better as 2^k than as digits
 
@@ -96,3 +107,15 @@ def json_safe(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [json_safe(v) for v in value]
     return value
+
+
+def json_text(value: Any) -> str:
+    """``value`` as compact JSON text, NaN and infinities as null (``json_safe``).
+
+    The C encoder refuses a non-finite float far faster than ``json_safe`` walks a
+    document, so the walk is paid only by a value that holds one (it was a fifth of
+    ``check --json``'s time at 4,000 kernels)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        return json.dumps(json_safe(value), ensure_ascii=False, allow_nan=False)

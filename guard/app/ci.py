@@ -44,6 +44,7 @@ from ..github import (
 )
 from ..history import LOCAL, TRUSTED_EVENTS, History
 from ..measurements import MeasurementSet
+from ..reporting.jsonl import encode_document
 from ..reporting.markdown import render_markdown, render_report
 from ..reporting.summary import shown_reasons
 from .departures import analytical_facts
@@ -241,8 +242,8 @@ def _write_report(
 
     Each file is replaced whole (an interrupted job leaves the earlier file, never half of
     one); report.md, which the summary and the comment show, comes last."""
-    verdicts = json.dumps(numbers.json_safe(report.to_json()), indent=1, ensure_ascii=False)
-    write_atomic(folder / "verdicts.json", verdicts + "\n")
+    verdicts = "".join(encode_document(report.to_json(), "kernels"))
+    write_atomic(folder / "verdicts.json", verdicts)
     doc = {"number": None if context is None else context.pr_number, "status": report.status}
     write_atomic(folder / "pr.json", json.dumps(doc) + "\n")
     path = folder / "report.md"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -21,6 +21,8 @@ __all__ = [
 ]
 
 MODELS_SCHEMA = "perfguard/models@1"
+
+_T = TypeVar("_T")
 
 
 def fraction_text(value: Fraction) -> str:
@@ -194,6 +196,18 @@ class Model:
 
     def lead_terms(self) -> tuple[Term, ...]:
         """Terms not dominated asymptotically by another term (the Big-O class)."""
+        return self._derived("lead_terms", self._lead_terms)
+
+    def _derived(self, name: str, compute: Callable[[], _T]) -> _T:
+        """``compute()`` once per model: the model is frozen, and the class and its text
+        were worked out 5-6 times a kernel by ``check`` (a tenth of it at 4,000 kernels).
+        Kept in the instance's ``__dict__``, which equality and ``replace`` do not read."""
+        memo = self.__dict__.setdefault("_derived_memo", {})
+        if name not in memo:
+            memo[name] = compute()
+        return memo[name]
+
+    def _lead_terms(self) -> tuple[Term, ...]:
         growing = [
             t
             for t in self.terms
@@ -214,6 +228,9 @@ class Model:
     def complexity(self) -> str:
         """Big-O rendering of the lead terms: ``O(n^1.5 log n)``; ``exponential-like`` for a
         kernel that grows faster than any class at its top sizes (see growth.py)."""
+        return self._derived("complexity", self._complexity)
+
+    def _complexity(self) -> str:
         growth = self.extra("growth")
         if isinstance(growth, Mapping) and growth.get("kind") == "exponential-like":
             return "exponential-like"

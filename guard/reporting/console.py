@@ -57,11 +57,11 @@ def err(width: int | None = None) -> Console:
 
 def print_document(doc: dict[str, Any], key: str | None = None) -> None:
     """A JSON document on stdout; with ``key``, one entry of that list per line (jsonl.py)."""
-    from ..numbers import json_safe
-
-    doc = json_safe(doc)
     if key is None:
-        sys.stdout.write(json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+        from ..numbers import json_safe
+
+        text = json.dumps(json_safe(doc), indent=1, ensure_ascii=False, allow_nan=False)
+        sys.stdout.write(text + "\n")
         return
     from .jsonl import dump_document
 

@@ -4,7 +4,8 @@
 compact output), which took seconds for a few thousand kernels.  Here the document's
 top-level keys are laid out one per line and the entries of its one long list (kernels,
 models) each encoded compactly by the C encoder on a line of their own, streamed to the
-output: still valid JSON, diffable line by line, and linear in the entries.
+output: still valid JSON, diffable line by line, and linear in the entries.  NaN and
+infinities are written as null (JSON has no such numbers).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TextIO
+
+from ..numbers import json_text
 
 __all__ = ["dump_document", "encode_document"]
 
@@ -28,14 +31,14 @@ def encode_document(doc: Mapping[str, Any], long_key: str) -> Iterator[str]:
             yield from _entries(doc[key])
             yield end
         else:
-            yield f" {name}: {json.dumps(doc[key], ensure_ascii=False)}{end}"
+            yield f" {name}: {json_text(doc[key])}{end}"
     yield "}\n"
 
 
 def _entries(items: Iterable[Any]) -> Iterator[str]:
     first = True
     for item in items:
-        yield ("[\n  " if first else ",\n  ") + json.dumps(item, ensure_ascii=False)
+        yield ("[\n  " if first else ",\n  ") + json_text(item)
         first = False
     yield "[]" if first else "\n ]"
 

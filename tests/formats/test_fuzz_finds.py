@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from support import perfguard
 
-from guard.numbers import json_safe
+from guard.numbers import json_safe, json_text
+from guard.reporting.jsonl import encode_document
 
 FINDS = Path(__file__).parents[1] / "data" / "fuzz_finds"
 REFUSED = {
@@ -87,6 +88,19 @@ def test_ranges_and_numbers_too_large_for_a_float_are_config_errors(tmp_path: Pa
 def test_json_output_has_no_infinity() -> None:
     doc = {"a": [1.0, float("inf"), {"b": float("nan")}], "c": (2.0,)}
     assert json_safe(doc) == {"a": [1.0, None, {"b": None}], "c": [2.0]}
+
+
+def test_json_text_writes_null_for_what_json_cannot_hold_and_plain_values_as_json() -> None:
+    # the C encoder's fast path must fall back, not write NaN or fail
+    text = json_text({"a": [1.0, float("-inf")], "b": float("nan")})
+    assert text == '{"a": [1.0, null], "b": null}'
+    assert json_text({"név": (1, 2.5)}) == '{"név": [1, 2.5]}'
+    doc = {"schema": "x", "bound": float("inf"), "kernels": [{"v": float("nan")}, {"v": 1.0}]}
+    assert json.loads("".join(encode_document(doc, "kernels"))) == {
+        "schema": "x",
+        "bound": None,
+        "kernels": [{"v": None}, {"v": 1.0}],
+    }
 
 
 # --- a second fuzzing probe (2026-11-26): tracebacks, a hang, raw escape sequences ---------
