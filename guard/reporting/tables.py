@@ -104,7 +104,54 @@ def _needed(columns: Sequence[Column]) -> int:
     return sum(c.min_width() + 3 for c in columns) + 1
 
 
-def _table(columns: Sequence[Column], widths: Sequence[int], header_style: str) -> Table:
+def _table(columns: Sequence[Column], widths: Sequence[int], header_style: str) -> RenderableType:
+    count = len(columns[0].cells) if columns else 0
+    cells = [[_text(c.cells[i]) for c in columns] for i in range(count)]
+    lines = _drawn(columns, widths, cells, header_style)
+    return Group(*lines) if lines is not None else _rich_table(columns, widths, header_style)
+
+
+def _drawn(
+    columns: Sequence[Column], widths: Sequence[int], rows: list[list[Text]], header_style: str
+) -> list[Text] | None:
+    """The table rich would draw, line by line, where every cell fits its width on one line
+    (else None: rich wraps).  rich's layout measures every cell of every row again; for a
+    few thousand kernels that was most of ``perfguard check``'s time at the terminal."""
+    heads = [Text(c.header) for c in columns]
+    if not rows or any(cell.cell_len > w for row in [heads, *rows] for cell, w in zip(row, widths)):
+        return None
+    right = [c.numeric for c in columns]
+    styles = [c.style or "" for c in columns]
+
+    def line(cells: list[Text], edge: str, style: str | None = None) -> Text:
+        out = Text(edge[0])
+        for k, (cell, w) in enumerate(zip(cells, widths)):
+            if right[k]:  # rich right-justifies a cell without its trailing spaces
+                cell = cell.copy()
+                cell.rstrip()
+            gap = " " * (w - cell.cell_len)
+            body = Text(style=style or styles[k])
+            body.append(gap if right[k] else "")
+            body.append_text(cell)
+            body.append("" if right[k] else gap)
+            out.append_text(Text(" ", style or "").append_text(body).append(" "))
+            out.append(edge[1] if k < len(cells) - 1 else edge[2])
+        out.no_wrap, out.overflow = True, "ignore"
+        return out
+
+    def rule(left: str, fill: str, cross: str, end: str) -> Text:
+        return Text(left + cross.join(fill * (w + 2) for w in widths) + end, no_wrap=True)
+
+    return [
+        rule("┏", "━", "┳", "┓"),
+        line(heads, "┃┃┃", header_style),
+        rule("┡", "━", "╇", "┩"),
+        *(line(row, "│││") for row in rows),
+        rule("└", "─", "┴", "┘"),
+    ]
+
+
+def _rich_table(columns: Sequence[Column], widths: Sequence[int], header_style: str) -> Table:
     table = Table(header_style=header_style)
     for c, w in zip(columns, widths):
         table.add_column(
