@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..modeling.analysis import DECIDING_POINTS, LineEvidence, by_group
-from ..modeling.evidence import Evidence, EvidenceSettings, class_evidence
+from ..modeling.evidence import Evidence, EvidenceSettings
 from .bound_test import DRIFT_KERNELS, HELD_OUT_DRAWS, bound_p_values, evidence_p_values
 from .evidence import ClassView, compare_runs, probability_outside
 
@@ -284,13 +284,4 @@ def _without(ev: Evidence, x: float) -> Evidence:
 
 def _keeping(ev: Evidence, sizes: np.ndarray) -> Evidence:
     """The same kernels' evidence at only these of its sizes (noise, drift, settings kept)."""
-    keep = np.isin(ev.x, sizes)
-    return class_evidence(
-        ev.x[keep],
-        ev.y[:, keep],
-        ev.noise,
-        ev.repetitions,
-        ev.settings,
-        ev.variance[:, keep],
-        ev.drift,
-    )
+    return ev.at_sizes(np.isin(ev.x, sizes))

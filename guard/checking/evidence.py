@@ -29,7 +29,6 @@ from ..modeling.evidence import (
     CLASSES,
     Evidence,
     EvidenceSettings,
-    class_evidence,
 )
 
 _SHARE_ERROR = 1.2  # sd of a log share per unit of 1 / (growth in per-point errors)
@@ -132,21 +131,8 @@ def leave_one_out(evidence: Evidence) -> list[Evidence]:
     Point values and the repetition noise stay those of the whole run; only the fit loses
     the point.
     """
-    out = []
-    for i in np.argsort(evidence.x, kind="stable"):
-        keep = np.arange(len(evidence.x)) != i
-        out.append(
-            class_evidence(
-                evidence.x[keep],
-                evidence.y[:, keep],
-                evidence.noise,
-                evidence.repetitions,
-                evidence.settings,
-                evidence.variance[:, keep],
-                evidence.drift,
-            )
-        )
-    return out
+    every = np.arange(len(evidence.x))
+    return [evidence.at_sizes(every != i) for i in np.argsort(evidence.x, kind="stable")]
 
 
 @dataclass(frozen=True)

@@ -318,6 +318,19 @@ class Evidence:
             out = out + c * power_log_basis(self.x, np.array([float(a)]), np.array([float(b)]))[0]
         return out
 
+    def at_sizes(self, keep: np.ndarray) -> Evidence:
+        """The same kernels' evidence refitted at only the sizes ``keep`` marks (a boolean
+        mask over x); their noise, repetitions, drift and settings stay the whole run's."""
+        return class_evidence(
+            self.x[keep],
+            self.y[:, keep],
+            self.noise,
+            self.repetitions,
+            self.settings,
+            self.variance[:, keep],
+            self.drift,
+        )
+
     def rows(self, index: np.ndarray | Sequence[int]) -> Evidence:
         """The evidence of some kernels only."""
         i = np.asarray(index, dtype=int)
