@@ -11,12 +11,15 @@ are checked in both modes; for every verdict:
   passes quietly;
 * the model's growing term is visible inside the measured range, so it cannot drive the
   change at the target;
+* the value at the target lies inside its own interval, and the change inside the range the
+  two runs' intervals allow;
 * a model no class fits (a step of x10-x300 inside the range) never passes quietly.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -25,8 +28,10 @@ from hypothesis import strategies as st
 from guard.checking.check import CheckOptions, ExpectationRule, check
 from guard.checking.expectation import parse_class, parse_expectation
 from guard.checking.verdicts import Verdict
+from guard.formats import load
 from guard.measurements import Kernel, MeasurementSet, Point
 from guard.modeling import analyze
+from guard.modeling.details import PredictionDetail
 from guard.modeling.growth import misfit
 
 CLASSES = {
@@ -217,6 +222,37 @@ def test_the_shown_term_is_visible_inside_the_measured_range(c: dict) -> None:
     rise = sum(t.coefficient * (t.basis({"n": x})[1] - t.basis({"n": x})[0]) for t in model.terms)
     top = float(ev.y[0, -1])  # visibility is judged against the measured top value
     assert rise / top >= ev.settings.visible * float(ev.sigma[0]) * (1 - 1e-9)
+
+
+def assert_values_inside_their_intervals(v: Verdict) -> None:
+    """Each model's value at the target inside its interval; the change inside the range
+    the runs' intervals allow (what "the runs' 90% intervals there allow" states)."""
+    found = [m.extra("prediction") for m in (v.model, v.baseline_model) if m is not None]
+    for d in found:
+        assert isinstance(d, PredictionDetail)
+        assert d.prediction.low <= d.prediction.value <= d.prediction.high, d.prediction
+    if len(found) == 2 and v.change is not None:
+        now, before = (d.prediction for d in found)
+        assert now.low / before.high <= v.change * (1 + 1e-9)
+        assert v.change <= now.high / before.low * (1 + 1e-9)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case)
+def test_a_value_at_the_target_lies_inside_its_own_interval(c: dict) -> None:
+    base, cand = build(c)
+    (v,) = check(cand, base, CheckOptions(target={"n": 1e6})).verdicts
+    assert_values_inside_their_intervals(v)
+
+
+def test_a_flat_model_of_rising_values_keeps_its_value_inside_the_interval() -> None:
+    # the class shown (O(1)) predicted 1.09 ms at n=1e6, its interval 1.13 ms to 209 s; the
+    # change x1.08 beside "the runs' 90% intervals there allow x1.21 to x6,153" (a gate probe)
+    data = Path(__file__).parents[1] / "data" / "gate"
+    cand, base = (load(data / f"interval_outside_{run}.json") for run in ("cand", "base"))
+    (v,) = check(cand, base, CheckOptions(target={"n": 1e6})).verdicts
+    assert v.model is not None and v.model.complexity() == "O(1)"
+    assert_values_inside_their_intervals(v)
 
 
 step = st.fixed_dictionaries(
