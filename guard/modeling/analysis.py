@@ -21,6 +21,7 @@ import numpy as np
 
 from ..measurements import Kernel
 from .evidence import (
+    CLASSES,
     Evidence,
     EvidenceSettings,
     class_evidence,
@@ -32,7 +33,7 @@ from .evidence import (
     pooled_noise,
     repetition_stats,
 )
-from .growth import falling
+from .growth import beyond_polynomial, falling
 from .lines import Line, kernel_line
 from .result import CONSTANT_ORDER, Fitted
 
@@ -154,7 +155,7 @@ def line_evidence(
     # (strong scaling) misfits every class, and a run of them would pass its misfit on to all.
     excess = np.concatenate(
         [
-            np.where(falling(b.x, b.y), np.nan, drift_excess(b.x, b.y, n, b.reps, v))
+            np.where(_described(b, n), drift_excess(b.x, b.y, n, b.reps, v), np.nan)
             for b, n, v in zip(batches, noises, variances)
         ]
         or [np.empty(0)]
@@ -167,6 +168,19 @@ def line_evidence(
         for row, i in enumerate(b.members):
             out[i] = LineEvidence(lines[i], ev, row, read_off)
     return [le for le in out if le is not None]
+
+
+_OUTGROWN = 0.9  # P(a line grows faster than any class) that keeps it off the run's drift
+
+
+def _described(b: _Batch, noise: np.ndarray) -> np.ndarray:
+    """Which rows the classes can describe (K,): not falling at every step (strong
+    scaling), not growing faster than any class at their top sizes by the repetitions'
+    own error (an exponential: a backtracking regex beside naive fib at n = 10..18 lent
+    fib its misfit as the run's drift, and fib's x45 rise read "O(1), misfit", exit 0)."""
+    error = np.nan_to_num(noise / np.sqrt(np.maximum(b.reps, 1)), nan=0.0)[:, None]
+    outgrown = beyond_polynomial(b.x, b.y, error, CLASSES).probability >= _OUTGROWN
+    return ~falling(b.x, b.y) & ~outgrown
 
 
 def fits_of(ev: Evidence, hypotheses: np.ndarray) -> list[Fitted]:

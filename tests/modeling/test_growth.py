@@ -173,3 +173,19 @@ def test_a_saved_check_reads_back_exponential_like_not_a_misfit_constant():
     doc["kernels"][0]["model"]["growth"]["step"] = {"n": [19.0]}
     with pytest.raises(FormatError, match=r"kernels\[0\]\.model\.growth\.step\.n"):
         read_report(doc, "verdicts.json")
+
+
+def test_an_exponential_beside_another_does_not_lend_it_its_misfit_as_drift():
+    # naive fib at n = 10..18 (x45) beside a backtracking regex at n = 8..22 (perfguard run,
+    # a real-code probe): the regex's misfit of every class was read as the run's drift,
+    # and fib's rise became "O(1), misfit", P(worse) 0%, exit 0; alone it fails <= n^3
+    from pathlib import Path
+
+    from guard.formats import load
+
+    mset = load(Path(__file__).parents[1] / "data" / "real" / "fib_beside_regex.json")
+    rules = (ExpectationRule("fib*", "<= n^3"),)
+    verdicts = {v.kernel: v for v in check(mset, None, CheckOptions(rules=rules)).verdicts}
+    fib = verdicts["fib_naive"]
+    assert fib.verdict == "fail" and fib.violates_expectation
+    assert fib.model is not None and fib.model.complexity() != "O(1)"
