@@ -288,7 +288,7 @@ def _with_whole_classes(
 
 
 BEND_UPPER_SIZES = 5  # sizes beyond a bend that can judge a bound by themselves
-TAIL_SIZES = 10  # a count measured at this many sizes is judged at its largest five too
+TAIL_SIZES = 8  # a count measured at this many sizes is judged at its largest five too
 _TAIL_WITHIN = 0.2  # ... where they are at most this likely to exceed the bound
 _BENDING_METRICS = ("time", "cpu")  # metrics where a cache level bends the curve
 

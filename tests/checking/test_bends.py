@@ -120,3 +120,19 @@ def test_a_count_that_levels_off_is_not_failed_on_its_small_sizes():
     (v,) = [v for v in verdicts if v.kernel == "set_member"]
     assert v.verdict == "inconclusive" and not v.violates_expectation
     assert "n=16384 to n=262144, it does not grow" in v.reasons[0].message
+
+
+def test_a_count_that_steps_once_and_stays_flat_over_eight_sizes_is_not_failed():
+    # `perfguard run` under valgrind at n = 2^6..2^13 (a real-code probe): a dict churned in
+    # place counts 910 instructions a call up to n=256 and 1,047 from n=512 on (CPython's
+    # small ints); "log n measured, <= 1 expected; >99.9%" failed it.  insort, beside it,
+    # still grows at its largest sizes and fails <= n log n
+    from guard import formats
+
+    recorded = Path(__file__).parents[1] / "data" / "real" / "instructions_step_then_flat.json"
+    rules = (ExpectationRule("dict_churn", "<= 1"), ExpectationRule("insort", "<= n log n"))
+    verdicts = check(formats.load(recorded), None, CheckOptions(rules=rules)).verdicts
+    found = {v.kernel: v for v in verdicts}
+    assert found["dict_churn"].verdict == "inconclusive"
+    assert "n=512 to n=8192, it does not grow" in found["dict_churn"].reasons[0].message
+    assert found["insort"].verdict == "fail"
