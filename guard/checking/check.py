@@ -796,13 +796,19 @@ class _Judge:
         if p >= self.opts.confidence:
             return None
         top = numbers.at(le.parameter, float(np.max(u.group.x)))
-        # enough sizes beyond it, within the bound by themselves: more of them would not
-        # decide what only another metric can (a step or a class over the whole range)
-        return (
+        beyond = (
             f"but {where}, and from {hi} to {top} it grows as "
             f"{class_text(le.parameter, shown_class(u))} ({percent(p)} sure that part exceeds "
-            "the bound): a step on this metric, not a class; the instructions metric decides"
+            "the bound"
         )
+        if p >= self.opts.suggestive:  # likely over the bound there too: not "not a class"
+            return (
+                f"{beyond}, not enough to fail): measure sizes beyond {top}, or the "
+                "instructions metric, to decide"
+            )
+        # enough sizes beyond it, within the bound by themselves: more of them would not
+        # decide what only another metric can (a step or a class over the whole range)
+        return f"{beyond}): a step on this metric, not a class; the instructions metric decides"
 
     def _side(
         self, analysis: KernelAnalysis | None, admitted: np.ndarray, le: LineEvidence

@@ -136,3 +136,19 @@ def test_a_count_that_steps_once_and_stays_flat_over_eight_sizes_is_not_failed()
     assert found["dict_churn"].verdict == "inconclusive"
     assert "n=512 to n=8192, it does not grow" in found["dict_churn"].reasons[0].message
     assert found["insort"].verdict == "fail"
+
+
+def test_the_part_beyond_a_bend_likely_over_the_bound_is_not_called_a_step():
+    # sum(range(n)) on `time` through `perfguard run` (a real-code probe): past the bend the
+    # time still grows as n log n, 91% sure to exceed <= n there; "a step on this metric,
+    # not a class" contradicted the 91% beside it
+    from guard import formats
+
+    recorded = Path(__file__).parents[1] / "data" / "real" / "sum_range_time_bend.json"
+    rules = (ExpectationRule("sum_range", "<= n"),)
+    (v,) = check(formats.load(recorded), None, CheckOptions(rules=rules)).verdicts
+    assert v.verdict == "inconclusive"
+    message = v.reasons[0].message
+    assert re.search(r"\(9\d\.\d% sure that part exceeds the bound, not enough to fail\)", message)
+    assert message.endswith("measure sizes beyond n=32768, or the instructions metric, to decide")
+    assert "not a class" not in message
