@@ -379,14 +379,15 @@ def advice(
     lines: list[LineEvidence],
     pairs: Sequence[tuple[LineEvidence, LineEvidence]] = (),
     several: bool = False,
+    remeasure: Sequence[str] = (),
 ) -> str:
     """What would decide an inconclusive verdict; ``several``: the kernel has several
-    parameters."""
+    parameters; ``remeasure``: sizes to measure again, first."""
     if not lines and several:
         return "measure each parameter at four sizes or more while the others stay fixed"
     if not lines:
         return "measure at least four sizes"
-    tips = []
+    tips = list(remeasure)
     for cand, base in pairs:
         lo, hi = cand.line.x[0], cand.line.x[-1]
         if lo < base.line.x[0] or hi > base.line.x[-1]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from .. import numbers
 from .confidence import Confidence, Prediction
 from .evidence import CLASSES
 from .lines import Line
@@ -121,6 +122,14 @@ class DriftDetail:
 
     def to_json(self) -> dict[str, Any]:
         return {"at": {self.parameter: self.at}, "deviation": self.deviation}
+
+    def sentence(self) -> str:
+        """``the values at n=16384 are -53% off the model while the other sizes fit``."""
+        where = numbers.at(self.parameter, self.at)
+        return (
+            f"the values at {where} are {self.deviation:+.0%} off the model while the other "
+            "sizes fit"
+        )
 
 
 @dataclass(frozen=True)

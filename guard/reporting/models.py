@@ -198,12 +198,7 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
                 )
             drift: DriftDetail | None = m.extra("drift")
             if drift is not None and not unfit:  # no size is off a model that fits none
-                where = numbers.at(drift.parameter, drift.at)
-                out.append(
-                    f"[yellow]note[/] {name}: the values at {where} "
-                    f"are {drift.deviation:+.0%} off the model while the other sizes fit; "
-                    "re-measure that size"
-                )
+                out.append(f"[yellow]note[/] {name}: {drift.sentence()}; re-measure that size")
     return out
 
 
