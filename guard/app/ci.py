@@ -45,7 +45,7 @@ from ..github import (
 from ..history import LOCAL, TRUSTED_EVENTS, History
 from ..measurements import MeasurementSet
 from ..reporting.jsonl import encode_document
-from ..reporting.markdown import render_markdown, render_report
+from ..reporting.markdown import escape, render_markdown, render_report
 from ..reporting.summary import shown_reasons
 from .departures import analytical_facts
 from .inputs import require_kernels
@@ -316,13 +316,28 @@ def publish(
             result = client.upsert_comment(
                 context.repository,
                 number,
-                render_markdown(report),
+                _provenance(context) + render_markdown(report),
                 create=create,
                 author=_author(environ),
             )
         except GitHubError as exc:  # a broken API fails nothing: the check already decided
             return annotation("warning", f"no pull-request comment: {exc}", title="perfguard")
     return f"perfguard: comment {result.action}" + (f": {result.message}" if result.message else "")
+
+
+def _provenance(context: ActionsContext) -> str:
+    """The line above a published comment that says whose report it is: the pull request's
+    own workflow run measured and checked it, and whoever controls that run (a fork edits
+    its own copy of the workflow) can make its verdicts say anything -- this job validates
+    and re-renders them, it cannot re-measure the code.  A reader must not take a pass for
+    the base repository's verification (a security probe posted a forged pass)."""
+    source = context.head_repository or context.repository
+    where = "a fork, " if source != context.repository else ""
+    return (
+        f"> Reported by this pull request's own workflow run ({where}{escape(source)}); "
+        "re-rendered here from its verdicts, not re-measured: its numbers and verdicts are "
+        "that run's report.\n\n"
+    )
 
 
 def _artifact_json(folder: Path, name: str) -> object:

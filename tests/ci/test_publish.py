@@ -89,6 +89,13 @@ def test_the_fork_case_comments_on_its_own_pull_request(
     assert body.startswith("<!-- perfguard-report -->") and "dedupe" in body
     assert "All good" not in body and "evil" not in body  # the artifact's markdown is ignored
     assert TOKEN not in done.stdout + done.stderr
+    # whose report it is, above it: a fork's own run can write any verdict (a security
+    # probe posted a forged pass); this job re-renders, it cannot re-measure
+    assert body.splitlines()[1] == (
+        "> Reported by this pull request's own workflow run (a fork, contributor/widget); "
+        "re-rendered here from its verdicts, not re-measured: its numbers and verdicts are "
+        "that run's report."
+    )
 
 
 def test_an_artifact_naming_another_pull_request_comments_nowhere(
