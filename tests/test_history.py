@@ -504,9 +504,16 @@ def test_timeline_table_highlights_a_class_change_only() -> None:
             run_id, "f" * 40, "main", "2026-11-20", "k", "time", "s", "pass", complexity, None
         )
 
+    from rich.console import Console
+
     table = timeline_table([row(1, "O(n)"), row(2, None), row(3, "O(n)"), row(4, "O(n^2)")])
-    styles = [str(cell.style) for cell in table.columns[5]._cells]
-    assert styles == ["", "", "", "bold yellow"]
+    console = Console(width=200, force_terminal=True, color_system="standard")
+    with console.capture() as captured:
+        console.print(table)
+    lines = captured.get().splitlines()[3:-1]  # the rows, between the header and the bottom
+    bold_yellow = "\x1b[1;33m"
+    assert [bold_yellow in line for line in lines] == [False, False, False, True]
+    assert bold_yellow + "O(n^2)" in lines[3]
 
 
 def test_a_stored_run_is_in_the_file_itself_not_only_its_log(db: Path, tmp_path: Path) -> None:
