@@ -19,7 +19,7 @@ from .defaults import CONFIDENCE, FORMAT_NAMES, MODELER_NAMES
 Opt = typer.Option
 Arg = typer.Argument
 SCALING_HELP = (
-    "Score-P/CUBE folders: weak (every process's value is a repetition; default), "
+    "Score-P/CUBE folders: weak (a profile is the mean of its processes; default), "
     "weak_threaded (the same without locations that recorded 0) or strong (a profile's "
     "processes summed). Files: strong or strong=PARAM, each value times the process "
     "count (Extra-P's strong-scaling conversion), so falling times model as total effort."

@@ -93,19 +93,5 @@ def model(request: ModelRequest) -> ModelOutcome:
             label = ", ".join(numbers.at(q, v) for q, v in named.items())
         fitted = model_measurements(mset, impl, predict_at=at, level=request.level)
         results.append((str(path), fitted))
-        note = _threads_note(path, request.scaling, fitted)
-        notes += [note] if note else []
     scaled = (request.scaling or "").startswith("strong")
     return ModelOutcome(tuple(results), label, tuple(notes), scaled)
-
-
-def _threads_note(path: Path, scaling: str | None, fitted: ModelingResult) -> str | None:
-    """A Score-P folder read ``weak`` whose call paths have locations that recorded 0."""
-    zeroed = [m for m in fitted.models if m.extra("zero_values")]
-    if not zeroed or scaling not in (None, "weak") or not path.is_dir():
-        return None
-    return (
-        f"{path}: locations that recorded 0 (threads or processes that did not run the call "
-        f"path) count as values under --scaling weak, in {len(zeroed)} of its kernels; "
-        "--scaling weak_threaded leaves them out, as Extra-P's option of that name does"
-    )

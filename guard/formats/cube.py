@@ -16,10 +16,12 @@ Read as Extra-P's CUBE reader reads them (the facts below are its rules, the cod
   kernel (``time``, ``visits``, ``bytes_put``, hardware counters), with its unit.
 * Values are exclusive by default (an inclusive metric's children are subtracted) or all
   inclusive; a metric missing from a profile has no values there.
-* ``weak`` scaling keeps every process's (location's) value as a repetition, so the mean
-  is the mean per process; ``weak_threaded`` does the same without the locations whose
-  value is 0 (threads that did not run the call path), unless all are 0; ``strong``
-  scaling sums the processes of a profile, one value per profile.
+* ``weak`` scaling reads a profile as the mean of its processes' (locations') values, one
+  value per profile; ``weak_threaded`` does the same without the locations whose value is
+  0 (threads that did not run the call path), unless all are 0; ``strong`` scaling sums
+  the processes of a profile.  The processes are not repetitions: how they differ is the
+  program's balance, not the noise of a measurement (read as repetitions, a call path run
+  by one thread of four, exactly 0.7 f on average, was "O(1), 44% sure", SMAPE 46%).
 * A call path that is not measured at every point joins its nearest ancestor that is:
   exclusive values are added to the ancestor's (the time spent there is the ancestor's own
   time at that point); with inclusive values it is dropped, the ancestor already holds it.
@@ -112,15 +114,23 @@ def load(path: Path, scaling: str = "weak", inclusive: bool = False) -> Measurem
         ),
         str(path),
     )
+    notes = []
+    idle = reader.idle & set(kernels)
+    if idle and scaling == "weak":
+        notes.append(
+            f"{path}: locations that recorded 0 (threads or processes that did not run the "
+            f"call path) are averaged in under --scaling weak, in {len(idle)} of its kernels; "
+            "--scaling weak_threaded leaves them out, as Extra-P's option of that name does"
+        )
     unprofiled = _without_profile(path, profiles)
-    if not unprofiled:
-        return mset
-    more = f" and {len(unprofiled) - 5} more" if len(unprofiled) > 5 else ""
-    note = (
-        f"{path}: left out {counted(len(unprofiled), 'experiment folder')} without a *.cubex "
-        f"profile ({', '.join(unprofiled[:5])}{more}): a job that failed or is still running?"
-    )
-    return dataclasses.replace(mset, notes=(*mset.notes, note))
+    if unprofiled:
+        more = f" and {len(unprofiled) - 5} more" if len(unprofiled) > 5 else ""
+        notes.append(
+            f"{path}: left out {counted(len(unprofiled), 'experiment folder')} without a "
+            f"*.cubex profile ({', '.join(unprofiled[:5])}{more}): a job that failed or is "
+            "still running?"
+        )
+    return dataclasses.replace(mset, notes=(*mset.notes, *notes)) if notes else mset
 
 
 def _without_profile(path: Path, profiles: list[Path]) -> list[str]:
@@ -173,6 +183,7 @@ class _Reader:
         self.scaling = scaling
         self.inclusive = inclusive
         self.units: dict[tuple[str, str], str | None] = {}
+        self.idle: set[tuple[str, str]] = set()  # some locations recorded 0, some did not
         self.cubexr = _pycubexr()
 
     def read(self, profile: Path) -> Values:
@@ -220,12 +231,15 @@ class _Reader:
             per_process = np.asarray(per_process.astype(float), dtype=float)
             key = (paths[cnode_id], metric.name)
             self.units[key] = unit
+            if per_process.any() and not per_process.all():
+                self.idle.add(key)
             if self.scaling == "strong":
-                out.setdefault(key, []).append(np.array([per_process.sum()]))
+                value = per_process.sum()
             elif self.scaling == "weak_threaded" and per_process.any():
-                out.setdefault(key, []).append(per_process[per_process != 0])
+                value = per_process[per_process != 0].mean()
             else:
-                out.setdefault(key, []).append(per_process)
+                value = per_process.mean()
+            out.setdefault(key, []).append(np.array([value]))
 
 
 def _callpaths(roots: list[Any], prefix: str = "") -> Iterator[tuple[int, str]]:

@@ -90,7 +90,7 @@ def test_folder_names_without_parameters_are_refused(folder: str) -> None:
         folder_parameters(folder)
 
 
-def test_weak_scaling_keeps_every_process_as_a_repetition(tmp_path: Path) -> None:
+def test_weak_scaling_reads_a_profile_as_the_mean_of_its_processes(tmp_path: Path) -> None:
     mset = formats.load(experiment(tmp_path))
     assert mset.parameters == ("p",)  # n is 100 in every folder: dropped
     assert [k.key for k in mset.kernels] == [(k, "time") for k in KERNELS] + [
@@ -99,10 +99,9 @@ def test_weak_scaling_keeps_every_process_as_a_repetition(tmp_path: Path) -> Non
     solve = mset.kernel("main->solve", "time")
     assert [p.at for p in solve.points] == [(float(p),) for p in PROCESSES]
     at4 = solve.points[1]
-    # exclusive: the collective's time is not in solve's; .r1 then .r2, 4 processes each
-    expected = np.concatenate(
-        [exclusive_time(4, 1)["main->solve"], exclusive_time(4, 2)["main->solve"]]
-    )
+    # exclusive: the collective's time is not in solve's; .r1 then .r2, 4 processes each,
+    # one value a profile (as Extra-P's weak scaling: the processes are not repetitions)
+    expected = [exclusive_time(4, r)["main->solve"].mean() for r in (1, 2)]
     np.testing.assert_allclose(sorted(at4.values), sorted(expected), rtol=1e-12)
     assert solve.unit == "s" and mset.kernel("main", "visits").unit == "occ"
     visits = mset.kernel("main->solve->MPI_Allreduce", "visits")
@@ -118,21 +117,22 @@ def test_strong_scaling_sums_the_processes_of_each_profile(tmp_path: Path) -> No
 
 
 def test_weak_threaded_leaves_out_locations_that_recorded_zero(tmp_path: Path) -> None:
-    """As Extra-P's weak_threaded: threads that never ran a call path are not repetitions."""
+    """As Extra-P's weak_threaded: threads that never ran a call path are left out of the
+    mean; weak averages them in."""
     for p in PROCESSES:
         per_thread = [float(p), 0.0, float(p) * 1.01, 0.0]
         values = {"time": {"main": per_thread}, "visits": {"main": [0, 0, 0, 0]}}
         write_cubex(tmp_path / f"omp.t{p}.r1" / "profile.cubex", {"main": {}}, METRICS, values, 4)
     weak = formats.load(tmp_path).kernel("main", "time").points[0].values
     threaded = formats.load(tmp_path, scaling="weak_threaded")
-    assert weak == (2.0, 0.0, 2.02, 0.0)
-    assert threaded.kernel("main", "time").points[0].values == (2.0, 2.02)
-    assert threaded.kernel("main", "visits").points[0].values == (0.0,) * 4  # all 0: kept
+    assert weak == pytest.approx((1.005,))
+    assert threaded.kernel("main", "time").points[0].values == pytest.approx((2.01,))
+    assert threaded.kernel("main", "visits").points[0].values == (0.0,)  # all 0: kept
 
 
 def test_model_points_a_threaded_folder_at_weak_threaded(tmp_path: Path) -> None:
-    """Threads that never ran a call path record 0; read weak they are values, and model
-    says which option leaves them out (Extra-P's simple_threaded set reads O(1) weak)."""
+    """Threads that never ran a call path record 0; read weak they are averaged in, and
+    model says which option leaves them out."""
     from guard.app.model import ModelRequest, model
 
     for p in PROCESSES:
@@ -140,7 +140,7 @@ def test_model_points_a_threaded_folder_at_weak_threaded(tmp_path: Path) -> None
         values = {"time": {"main": per_thread}, "visits": {"main": [1, 1, 1, 1]}}
         write_cubex(tmp_path / f"omp.t{p}.r1" / "profile.cubex", {"main": {}}, METRICS, values, 4)
     (note,) = model(ModelRequest((tmp_path,))).notes
-    assert "count as values under --scaling weak, in 1 of its kernels" in note
+    assert "are averaged in under --scaling weak, in 1 of its kernels" in note
     assert "--scaling weak_threaded leaves them out" in note
     assert model(ModelRequest((tmp_path,), scaling="weak_threaded")).notes == ()
 
@@ -150,8 +150,8 @@ def test_inclusive_values_when_asked(tmp_path: Path) -> None:
 
     mset = cube.load(experiment(tmp_path), inclusive=True)
     main = mset.kernel("main", "time").points[0]  # p = 2
-    expected = [inclusive(exclusive_time(2, r))["main"] for r in (1, 2)]
-    np.testing.assert_allclose(main.values, np.concatenate(expected), rtol=1e-12)
+    expected = [inclusive(exclusive_time(2, r))["main"].mean() for r in (1, 2)]
+    np.testing.assert_allclose(main.values, expected, rtol=1e-12)
 
 
 def test_a_call_path_missing_at_some_points_joins_its_parent(tmp_path: Path) -> None:
@@ -173,7 +173,7 @@ def test_a_call_path_missing_at_some_points_joins_its_parent(tmp_path: Path) -> 
     names = {k.name for k in mset.kernels}
     assert "main->solve->MPI_Wait" not in names
     solve_at_32 = mset.kernel("main->solve", "time").points[-1]
-    np.testing.assert_allclose(solve_at_32.values, excl["main->solve"] + 0.5, rtol=1e-12)
+    np.testing.assert_allclose(solve_at_32.values, [(excl["main->solve"] + 0.5).mean()], rtol=1e-12)
     # visits were not recorded at p = 32 (the metric has no data there): no kernel has them
     assert all(k.metric == "time" for k in mset.kernels)
     inclusive_set = cube.load(tmp_path, inclusive=True)
@@ -277,7 +277,7 @@ def test_an_experiment_folder_without_a_profile_is_left_out_with_a_note(tmp_path
     (root / "plots").mkdir()  # not an experiment folder: no note
     mset = formats.load(root)
     counts = {p.at[0]: len(p.values) for p in mset.kernel("main", "time").points}
-    assert counts[8.0] == counts[16.0] / 2 / 2  # one repetition of 8 processes, not two
+    assert counts[8.0] == 1 and counts[16.0] == 2  # one repetition (.r2) at p=8, not two
     (note,) = mset.notes
     assert "left out 1 experiment folder without a *.cubex profile (app.p8n100.r1)" in note
 
