@@ -660,3 +660,17 @@ def test_a_run_of_saved_medians_is_compared_by_medians_with_one_of_repetitions()
     # either way round
     (w,) = check(rounds, medians, CheckOptions()).verdicts
     assert w.verdict != "fail"
+
+
+def test_three_sizes_as_likely_over_the_bound_as_not_are_no_pass() -> None:
+    # log^2 p at p = 64, 128, 256 (two repetitions, an HPC probe's series) against
+    # <= log p: "pass, 52.0%" with no reason shown; too few sizes to fail on is no pass either
+    from guard import formats
+
+    mset = formats.load(Path(__file__).parents[1] / "data" / "real" / "three_sizes_log_squared.txt")
+    rules = (ExpectationRule("k", "<= log p"),)
+    (v,) = check(mset, None, CheckOptions(rules=rules)).verdicts
+    assert v.verdict == "inconclusive" and not v.violates_expectation
+    assert v.probabilities["violation"] >= 0.5
+    weak = "(only 3 sizes: too few to fail on; measure at least 5 to decide)"
+    assert weak in v.reasons[0].message
