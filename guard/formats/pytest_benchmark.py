@@ -183,13 +183,23 @@ class _Reader:
         alike, others = sized_alike(others, parameters)
         self.own = {s.index: s.parameters[0] for group in alike for s in group}
         read = {s.index for group in [*named, *alike] for s in group}
-        # every parameter there, one of them not a number: read, so the error names the value
-        keep = [
-            i
-            for i, _, params, num in found
-            if set(num) <= set(parameters) <= set(params) or i in read
+        # every parameter there and a number; a test parametrized over n with True, None or a
+        # list among its values is left out with the unsized ones (the file was refused)
+        keep = [i for i, _, _, num in found if set(num) == set(parameters) or i in read]
+        # a size that is not a number (True, None, "big"): that benchmark is left out, named
+        not_numbers = [
+            (name, p, params[p])
+            for i, name, params, num in found
+            if i not in keep and set(num) <= set(parameters) <= set(params)
+            for p in parameters
+            if p not in num
         ]
-        unsized = [self.tests[i] for i, _, _, num in found if not num and i not in keep]
+        bad = {name for name, _, _ in not_numbers}
+        unsized = [
+            self.tests[i]
+            for i, name, _, num in found
+            if not num and i not in keep and name not in bad
+        ]
         notes = left_out_notes(
             self.doc.path,
             parameters,
@@ -198,6 +208,15 @@ class _Reader:
             'parametrize them, e.g. @pytest.mark.parametrize("n", [256, 1024, 4096])',
             "pytest -k {test} --benchmark-json=FILE",
         )
+        if not_numbers:
+            shown = ", ".join(
+                f"{name} ({p} = {json.dumps(v)[:40]})" for name, p, v in not_numbers[:5]
+            )
+            more = f" and {len(not_numbers) - 5} more" if len(not_numbers) > 5 else ""
+            count = numbers.counted(len(not_numbers), "benchmark")
+            notes.append(
+                f"{self.doc.path}: left out {count} whose size is not a number: {shown}{more}"
+            )
         notes += named_by_notes(
             self.doc.path, parameters, named, "pytest -k {test} --benchmark-json=FILE"
         )
