@@ -41,6 +41,9 @@ def require_kernels(mset: MeasurementSet, path: Path) -> MeasurementSet:
     on nothing."""
     if not mset.kernels and not mset.run.errors:  # a run whose every benchmark failed
         # says why itself, and is exit 3 as its own run was
+        if mset.notes:  # what the reader left out, and why (hyperfine's 0 s, unsized tests)
+            why = "; ".join(note.removeprefix(f"{path}: ") for note in mset.notes)
+            raise FormatError(f"holds no kernels: {why}", str(path))
         raise FormatError(
             "holds no kernels: nothing to judge or compare with, and a gate must not pass on "
             "nothing (was it written by a run that selected no benchmark, or is it one shard "

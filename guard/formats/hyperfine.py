@@ -36,6 +36,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -107,13 +108,14 @@ def _kernel_names(results: list[_Result], numeric: list[str]) -> list[str]:
         ",".join(f"{k}={v}" for k, v in r.parameters.items() if k not in numeric) for r in results
     ]
     # a value glued to other digits ("{n}00") is never put back on its own: where a variant's
-    # results did not come out as one kernel, a template every one of its commands fills wins
+    # results did not come out as one kernel each command gets the template that gives back
+    # the most of them ('seq {n}' beside 'seq {n}0' made five kernels of the second)
     for label in set(labels):
         members = [i for i, other in enumerate(labels) if other == label]
         if len({names[i] for i in members}) > 1:
-            found = _filled_by_all([results[i] for i in members], numeric)
-            for i in members:
-                names[i] = found or names[i]
+            for template, group in _by_template([results[i] for i in members], numeric):
+                for j in group:
+                    names[members[j]] = template or names[members[j]]
     variants: dict[str, set[str]] = {}
     for name, label in zip(names, labels):
         variants.setdefault(name, set()).add(label)
@@ -123,30 +125,42 @@ def _kernel_names(results: list[_Result], numeric: list[str]) -> list[str]:
     ]
 
 
-def _filled_by_all(results: list[_Result], numeric: list[str]) -> str | None:
-    """A template that gives every result's command back when filled with its values,
-    built from the occurrences (standalone or not) of the first result's values; the one
-    replacing the most occurrences, or None."""
-    first = results[0]
+def _by_template(results: list[_Result], numeric: list[str]) -> list[tuple[str | None, list[int]]]:
+    """The results grouped by command: the first result left's template that gives back the
+    most of the others' commands (built from the occurrences, standalone or not, of its
+    values; of equals the one replacing the most), with the results it gives back; None
+    where no template gives back even its own."""
+    left = list(range(len(results)))
+    out: list[tuple[str | None, list[int]]] = []
+    while left:
+        best: tuple[str | None, list[int]] = (None, [left[0]])
+        for template in _templates_of(results[left[0]], numeric):
+            group = [
+                i for i in left if _filled(template, results[i].parameters) == results[i].command
+            ]
+            if len(group) > len(best[1]) or best[0] is None and group:
+                best = (template, group)
+        out.append(best)
+        left = [i for i in left if i not in best[1]]
+    return out
+
+
+def _templates_of(result: _Result, numeric: list[str]) -> Iterator[str]:
+    """Templates of one command, from the most replaced occurrences of its values down."""
     spans = sorted(
         (m.span(), name)
         for name in numeric
-        for m in re.finditer(re.escape(first.parameters[name]), first.command)
+        for m in re.finditer(re.escape(result.parameters[name]), result.command)
     )
     if not spans or len(spans) > 12:  # nothing to try, or too many ways to try them
-        return None
+        return
     for count in range(len(spans), 0, -1):
         for chosen in itertools.combinations(spans, count):
             if any(a[0][1] > b[0][0] for a, b in itertools.pairwise(chosen)):
                 continue  # overlapping occurrences
-            template = _fill(
-                first.command,
-                [span for span, _ in chosen],
-                tuple(name for _, name in chosen),
+            yield _fill(
+                result.command, [span for span, _ in chosen], tuple(name for _, name in chosen)
             )
-            if all(_filled(template, r.parameters) == r.command for r in results):
-                return template
-    return None
 
 
 def _filled(template: str, values: dict[str, str]) -> str:
@@ -251,11 +265,24 @@ def _parse(text: str, path: str) -> MeasurementSet:
             continue
         table.add((name, DEFAULT_METRIC), at, result.values)
     kernels = tuple(replace(k, unit="s") for k in table.kernels())
-    notes = nonpositive_note(path, at_zero) + [
-        f"{path}: {name} exited non-zero at {', '.join(where)}; hyperfine -i timed those runs "
-        "as they are, so check that they did the work"
-        for name, where in failed.items()
-    ]
+    # hyperfine subtracts the shell's start-up: a command faster than that reads 0 (or less,
+    # clamped): all 0 is nothing measured, which modelled as a constant would pass any bound
+    unmeasured = [k.name for k in kernels if all(v == 0 for p in k.points for v in p.values)]
+    kernels = tuple(k for k in kernels if k.name not in unmeasured)
+    notes = (
+        nonpositive_note(path, at_zero)
+        + [
+            f"{path}: left out {name}, 0 s at every size: shorter than the shell start-up "
+            "hyperfine subtracts, so nothing was measured; give it more work (larger sizes) "
+            "or run hyperfine with -N (--shell=none)"
+            for name in unmeasured
+        ]
+        + [
+            f"{path}: {name} exited non-zero at {', '.join(where)}; hyperfine -i timed those runs "
+            "as they are, so check that they did the work"
+            for name, where in failed.items()
+        ]
+    )
     # a command that failed is a benchmark that did not run: check reads its kernel as an
     # error (exit 3), as perfguard run's own crashes, not the time of a failure as a class
     run = RunInfo(errors=tuple(errors.values()))

@@ -97,6 +97,35 @@ def test_hyperfine_a_value_glued_to_other_digits_still_makes_one_kernel() -> Non
     assert [k.name for k in both.kernels] == ["run -n{n}0 --log {n}.txt"]
 
 
+def test_hyperfine_two_commands_one_with_a_glued_value_are_two_kernels() -> None:
+    # -L n 1000,...,16000 'seq {n}' 'seq {n}0': the second command came out as five kernels
+    # of one size each ("only 1 distinct point"), exit 2 (a real-tools probe)
+    sizes = (1000, 2000, 4000, 8000, 16000)
+    rows = [hf_row(f"seq {n}", {"n": str(n)}) for n in sizes]
+    rows += [hf_row(f"seq {n}0", {"n": str(n)}) for n in sizes]
+    mset = parse_hyperfine(*rows)
+    assert [k.name for k in mset.kernels] == ["seq {n}", "seq {n}0"]
+    for name in ("seq {n}", "seq {n}0"):
+        assert points(mset, name) == [(float(n),) for n in sizes]
+    prefixed = parse_hyperfine(*rows[:5], *(hf_row(f"seq 1{n}", {"n": str(n)}) for n in sizes))
+    assert [k.name for k in prefixed.kernels] == ["seq {n}", "seq 1{n}"]
+
+
+def test_hyperfine_a_command_timed_at_0_everywhere_is_left_out_with_a_note() -> None:
+    # hyperfine subtracts the shell's start-up: `seq {n}` read 0.0 s at every size and
+    # passed "<= 1" as O(1), silently (a real-tools probe)
+    zero = [hf_row(f"seq {n}", {"n": str(n)}, times=(0.0, 0.0)) for n in (1, 2, 4, 8, 16)]
+    real = [hf_row(f"sort -n {n}", {"n": str(n)}) for n in (1, 2, 4, 8, 16)]
+    mset = parse_hyperfine(*zero, *real)
+    assert [k.name for k in mset.kernels] == ["sort -n {n}"]
+    (note,) = mset.notes
+    assert "left out seq {n}, 0 s at every size" in note and "-N (--shell=none)" in note
+    with pytest.raises(FormatError, match="holds no kernels: left out seq {n}, 0 s at every"):
+        from guard.app.inputs import require_kernels
+
+        require_kernels(parse_hyperfine(*zero), Path("h.json"))
+
+
 def test_hyperfine_two_numeric_parameters_and_numbers_as_json() -> None:
     mset = parse_hyperfine(
         hf_row("mm 64 8", {"m": "8", "n": "64"}),
