@@ -45,6 +45,23 @@ def detect(text: str, path: str) -> str:
     if not text.strip():
         # a tool that failed before writing (a bad flag, a crash) leaves an empty file
         raise FormatError("the file is empty: did the tool that writes it fail?", path)
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(("{", "["))), None)
+    if start:  # a tool's JSON after lines of other text (a warning printed to the same stream)
+        first = lines[0].strip()[:60]
+        raise FormatError(
+            f"lines of text come before the JSON that starts on line {start + 1} (line 1: "
+            f"{first!r}): write the JSON to a file of its own (Google Benchmark: "
+            "--benchmark_out=FILE --benchmark_out_format=json; or send stderr elsewhere)",
+            path,
+        )
+    if any(line.split()[:4] == ["Benchmark", "Time", "CPU", "Iterations"] for line in lines):
+        raise FormatError(
+            "this is Google Benchmark's console table, which perfguard does not read; "
+            "run it with --benchmark_out=FILE --benchmark_out_format=json (or "
+            "--benchmark_format=json) and give perfguard that file",
+            path,
+        )
     raise FormatError(
         f"cannot tell the format of this file; pass --format ({', '.join(names())})", path
     )
@@ -220,9 +237,11 @@ def _load_directory(
     from . import cube
 
     if not cube.is_experiment_directory(path):
+        saved = sorted(path.glob("*/[0-9][0-9][0-9][0-9]_*.json"))  # pytest-benchmark's
+        hint = f"; give one of its files, e.g. {saved[-1]}" if saved else ""
         raise FormatError(
             "is a directory, expected a measurement file or a folder of Score-P experiment "
-            f"folders ({cube.PROFILES})",
+            f"folders ({cube.PROFILES}){hint}",
             str(path),
         )
     if format is not None:

@@ -35,8 +35,14 @@ def decode_json(text: str, path: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        ends = ""
+        if exc.pos >= len(text.rstrip()):  # nothing wrong but that it stops
+            ends = (
+                ": the file ends before its JSON does (cut short: a run that crashed or was "
+                "killed while writing it?)"
+            )
         raise FormatError(
-            f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno
+            f"invalid JSON: {exc.msg} (column {exc.colno}){ends}", path, exc.lineno
         ) from None
     except RecursionError:
         raise FormatError("invalid JSON: nested too deeply", path) from None
