@@ -59,6 +59,7 @@ class CheckOutcome:
 def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
     """Judge the current measurements against their bounds and the baseline."""
     from ..checking.check import check as judge
+    from ..checking.sentences import missing_notes
     from ..modeling import get_modeler
 
     get_modeler(request.flags.modeler)  # a bad option fails before anything is read
@@ -88,6 +89,12 @@ def check(request: CheckRequest, measure: Measure) -> CheckOutcome:
 
             same_parameters(baseline.parameters, tuple(cfg.parameters), f"{cfg.path}'s")
         current = measure_config(cfg, measure)
+    if baseline is not None and not {k.key for k in current.kernels} & {
+        k.key for k in baseline.kernels
+    }:
+        # a gate given another suite's file as its baseline compares nothing: not a pass
+        (why,) = missing_notes(baseline, {k.key for k in current.kernels})
+        raise UsageError(f"{base_path}: {why}")
     with naming_held(current, baseline):
         report = judge(current, baseline, options)
     report = _with_falling_note(report, request)

@@ -435,3 +435,16 @@ def test_too_few_sizes_advise_sizes_alone(tmp_path: Path) -> None:
     (advice,) = [line for line in done.stdout.splitlines() if ": to decide:" in line]
     assert "measure at least 5 sizes of n (now 3)" in advice
     assert "repetitions" not in advice
+
+
+def test_a_baseline_of_another_suite_is_exit_2_not_a_pass(tmp_path):
+    # a Google Benchmark run checked against a pytest-benchmark file passed with a note
+    # (a real-tools probe): a gate pointed at the wrong file compared nothing
+    other = tmp_path / "other.json"
+    doc = json.loads(BASE.read_text())
+    for k in doc["kernels"]:
+        k["name"] = "BM_" + k["name"]
+    other.write_text(json.dumps(doc))
+    r = perfguard("check", CAND, "--baseline", other)
+    assert r.returncode == 2 and r.stdout == ""
+    assert f"{other}: the baseline shares no kernel with the current measurements" in r.stderr
