@@ -282,6 +282,8 @@ def _advice(m: Model) -> str | None:
         if others:
             parts.append(f"({', '.join(others)});")
     if few:
+        if not parts[-1].endswith(";"):  # no other class listed: "... of the probability;"
+            parts[-1] += ";"
         parts.append(f"measure {FEW_POINTS} or more sizes, each repeated, to decide")
         return " ".join(parts)
     if noisy and detail is not None:

@@ -375,3 +375,16 @@ def test_with_both_streams_on_one_pipe_the_table_ends_before_the_first_note() ->
     assert lines[bottom].rstrip().endswith("┘")
     assert not any(line.startswith("note") for line in lines[:bottom])
     assert any(line.startswith("note") for line in lines[bottom + 1 :])
+
+
+def test_a_constant_on_four_sizes_reads_as_a_sentence(tmp_path: Path) -> None:
+    # "... hold less than 80% of the probability measure 5 or more sizes" (an HPC probe)
+    path = tmp_path / "const.txt"
+    rows = ["5.01 4.98 5.00", "5.02 4.99 5.00", "4.99 5.01 5.00", "5.00 5.00 5.02"]
+    path.write_text(
+        "PARAMETER p\nPOINTS ( 32 ) ( 64 ) ( 128 ) ( 256 )\nMETRIC time\nREGION const\n"
+        + "".join(f"DATA {row}\n" for row in rows)
+    )
+    out = perfguard("model", path)
+    assert out.returncode == 0, out.stderr
+    assert "hold less than 80% of the probability; measure 5 or more sizes" in out.stderr
