@@ -126,7 +126,7 @@ def print_models(
     width = table_width()
     out(width).print(models_table(results, predicted, width))
     console = err()
-    for line in advice_lines(results, scaled):
+    for line in advice_lines(results, scaled, predicted):
         console.print(line, soft_wrap=True)
 
 

@@ -147,13 +147,18 @@ def outliers_sentence(outliers: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = False) -> list[str]:
+def advice_lines(
+    results: Sequence[tuple[str, ModelingResult]],
+    scaled: bool = False,
+    predicted: str | None = None,
+) -> list[str]:
     """Rich-markup lines: unsure classes, noisy points, changes of behaviour, shifted sizes,
-    falling kernels (``scaled``: already converted by ``--scaling strong``)."""
+    falling kernels (``scaled``: already converted by ``--scaling strong``; ``predicted``:
+    the point --predict asked for, which a falling kernel is not predicted at)."""
     out = []
     several = len({m.metric for _, r in results for m in r.models}) > 1  # name the metric
     for path, result in results:
-        falling = falling_note(path, result.models, scaled)
+        falling = falling_note(path, result.models, scaled, predicted)
         if falling:
             out.append(f"[yellow]note[/] {escape(falling)}")
         for m in result.models:
@@ -202,9 +207,12 @@ def advice_lines(results: Sequence[tuple[str, ModelingResult]], scaled: bool = F
     return out
 
 
-def falling_note(source: str, models: Sequence[Model], scaled: bool) -> str | None:
+def falling_note(
+    source: str, models: Sequence[Model], scaled: bool, predicted: str | None = None
+) -> str | None:
     """One plain-text line for a source's kernels whose values fall at every step (see
-    modeling/growth.py), with the way to model them; ``scaled``: already total effort."""
+    modeling/growth.py), with the way to model them; ``scaled``: already total effort;
+    ``predicted``: the --predict point, where no falling kernel gets a value."""
     falling = [m for m in models if m.extra("falls")]
     if not falling:
         return None
@@ -223,6 +231,8 @@ def falling_note(source: str, models: Sequence[Model], scaled: bool) -> str | No
         f"{source + ': ' if source else ''}{who}; the classes describe growth, so a falling "
         "kernel is modelled as the nearest constant and no verdict can see it lose scalability"
     )
+    if predicted is not None:  # the column or the value is missing: say why, not nothing
+        text += f", nor is it predicted at {predicted}"
     if scaled:
         return f"{text}, here even as total effort: it scales better than linearly"
     return (

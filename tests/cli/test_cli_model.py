@@ -252,6 +252,8 @@ def test_a_falling_kernel_predicts_no_interval_in_the_table(tmp_path: Path) -> N
     assert table.returncode == 0, table.stderr
     (row,) = [line for line in table.stdout.splitlines() if line.startswith("│ main")]
     assert "[" not in row and "falls" in table.stderr
+    # and says so: the column or the value was missing without a word (an HPC probe)
+    assert "nor is it predicted at p=1024" in table.stderr
 
 
 @pytest.mark.parametrize("modeler", ["default", "adaptive"])
