@@ -24,6 +24,7 @@ from .analysis import (
     line_evidence,
 )
 from .confidence import Prediction, confidences, predictions
+from .design_spread import readings
 from .details import (
     ClassConfidence,
     DriftDetail,
@@ -530,11 +531,29 @@ def _predict_point(
         return _model_multi(redrawn, impl, {k.key: () for k in redrawn.kernels}, by_key)
 
     point = {p: float(at[p]) for p in mset.parameters}
+    kernels = {k.key: k for k in mset.kernels}
     for key, pred in point_predictions(mset, models, errors, point, level, refit).items():
+        pred = _with_other_readings(models[key], kernels[key], pred, point)
         detail = PredictionDetail(mset.parameters[0], pred, point)
         models[key] = dataclasses.replace(
             models[key], extras={**models[key].extras, "prediction": detail}
         )
+
+
+def _with_other_readings(
+    model: Model, kernel: Kernel, pred: Prediction, point: Mapping[str, float]
+) -> Prediction:
+    """The interval widened to the values the design's other readings give at the point,
+    where the model's note says its combination is an assumption (design_spread.py)."""
+    combination = model.extra("combination")
+    design = combination.get("design") if isinstance(combination, Mapping) else None
+    if design is None:
+        return pred
+    coords = np.array([p.at for p in kernel.points], dtype=float)
+    values = readings(model, str(design), coords, point)
+    if not values:
+        return pred
+    return dataclasses.replace(pred, low=min(pred.low, *values), high=max(pred.high, *values))
 
 
 def _reported(kernel: Kernel) -> dict[str, Any]:
