@@ -869,7 +869,7 @@ def repetition_stats(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.full(len(v), np.nan), np.median(count, axis=-1).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         med = _median(v)
-        spread = 1.4826 * _median(np.abs(v - med[..., None])) / med
+        spread = 1.4826 * _median(np.abs(v - med[..., None])) / med * _mad_factor(count)
     spread = np.where((count >= 2) & np.isfinite(spread), spread, np.nan)
     has = np.isfinite(spread).any(-1)
     pooled = np.full(len(v), np.nan)
@@ -879,6 +879,18 @@ def repetition_stats(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if has.any():
         pooled = _clipped_sd(v, med, np.where(has, pooled, np.nan), _SD_CLIP)
     return np.where(has, pooled, np.nan), reps
+
+
+# The MAD of few values is biased low (of three, one deviation is 0 and the median is the
+# smaller of the other two): its small-sample factors for normal data (Croux & Rousseeuw
+# 1992), n / (n - 0.8) beyond nine.
+_MAD_FACTORS = np.array([1.0, 1.0, 1.196, 1.495, 1.363, 1.206, 1.200, 1.140, 1.129, 1.107])
+
+
+def _mad_factor(count: np.ndarray) -> np.ndarray:
+    n = np.asarray(count, dtype=float)
+    small = _MAD_FACTORS[np.clip(n, 0, len(_MAD_FACTORS) - 1).astype(int)]
+    return np.where(n < len(_MAD_FACTORS), small, n / np.maximum(n - 0.8, 1.0))
 
 
 def _clipped_sd(v: np.ndarray, med: np.ndarray, robust: np.ndarray, clip: float) -> np.ndarray:
