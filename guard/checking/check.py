@@ -576,7 +576,7 @@ class _Judge:
             findings.note(Reason("error", f"the benchmark {error.ending()}: {error.sentence()}"))
         if findings.undecided and not findings.failed:
             several = len(self.parameters) > 1
-            remeasure = _remeasure(model, base)
+            remeasure = _remeasure(model, base, findings.hinges)
             findings.note(Reason("inconclusive", advice(lines, base_lines, several, remeasure)))
         return Verdict(
             kernel=kernel.name,
@@ -798,6 +798,7 @@ class _Judge:
             f"re-measure {size})"
         )
         findings.undecide(Reason(kind, message))
+        findings.hinges.append(size)
         return held.probability
 
     def _beyond_the_caches(
@@ -859,7 +860,7 @@ class _Judge:
             f"{class_text(le.parameter, shown_class(u))} ({percent(p)} sure that part exceeds "
             "the bound"
         )
-        if p >= self.opts.suggestive:  # likely over the bound there too: not "not a class"
+        if p >= _WEAK_PASS:  # as likely over the bound there as not: not "not a class"
             return (
                 f"{beyond}, not enough to fail): measure sizes beyond {top}, or the "
                 "instructions metric, to decide"
@@ -991,6 +992,7 @@ class _Judge:
                         f"(not enough to fail; re-measure {size})",
                     )
                 )
+                findings.hinges.append(size)
                 p = held
         elif p < self.opts.suggestive and _classes_grew(results[i]):
             # The classes a person reads grew, the evidence is weak: never a quiet pass.
@@ -1288,18 +1290,23 @@ def _crossing(
     return None
 
 
-def _remeasure(model: Model | None, base: Model | None) -> list[str]:
-    """Re-measuring a size whose values are far off the model the others fit (a whole point
-    slowed, or sped up, by the machine) decides more than any other tip: a suite's one
-    kernel -53% off at n=16384 read "n^5 now, log n in the baseline; 94.1%" and ranked first
-    at the target, its advice silent on the size."""
-    tips = []
+def _remeasure(model: Model | None, base: Model | None, hinges: Sequence[str] = ()) -> list[str]:
+    """Re-measuring a size a finding hinges on, or whose values are far off the model the
+    others fit (a whole point slowed, or sped up, by the machine), decides more than any
+    other tip: a suite's one kernel -53% off at n=16384 read "n^5 now, log n in the
+    baseline; 94.1%" and ranked first at the target, its advice silent on the size."""
+    tips, named = [], set()
     for m, whose in ((model, ""), (base, " in the baseline")):
         drift = m.extra("drift") if m is not None and not misfit_model(m) else None
         if isinstance(drift, DriftDetail):
-            tips.append(
-                f"re-measure {numbers.at(drift.parameter, drift.at)}{whose} ({drift.sentence()})"
-            )
+            where = numbers.at(drift.parameter, drift.at)
+            tips.append(f"re-measure {where}{whose} ({drift.sentence()})")
+            named.add(where)
+    tips += [
+        f"re-measure {size} (the finding hinges on it)"
+        for size in dict.fromkeys(hinges)
+        if size not in named
+    ]
     return tips
 
 
@@ -1346,6 +1353,7 @@ class _Findings:
         self.decided: set[str] = set()  # the kinds a finding failed on
         self.errored = False  # its benchmark crashed or timed out at some size
         self.weak: str | None = None  # why class findings cannot fail (too few sizes)
+        self.hinges: list[str] = []  # sizes a finding hinges on ("n=32768"): re-measure them
 
     def add(self, kind: str, p: float, message: str, decisive: bool | None = None) -> None:
         """A finding of probability p; ``decisive`` overrides p >= confidence (a test)."""

@@ -144,11 +144,16 @@ def test_the_part_beyond_a_bend_likely_over_the_bound_is_not_called_a_step():
     # not a class" contradicted the 91% beside it
     from guard import formats
 
-    recorded = Path(__file__).parents[1] / "data" / "real" / "sum_range_time_bend.json"
     rules = (ExpectationRule("sum_range", "<= n"),)
-    (v,) = check(formats.load(recorded), None, CheckOptions(rules=rules)).verdicts
-    assert v.verdict == "inconclusive"
-    message = v.reasons[0].message
-    assert re.search(r"\(9\d\.\d% sure that part exceeds the bound, not enough to fail\)", message)
-    assert message.endswith("measure sizes beyond n=32768, or the instructions metric, to decide")
-    assert "not a class" not in message
+    # 91% there; and another run, 59.6%: more likely over the bound than not is no step
+    for name, likely in (("sum_range_time_bend", r"9\d"), ("sum_range_time_bend_2", "59")):
+        recorded = Path(__file__).parents[1] / "data" / "real" / f"{name}.json"
+        (v,) = check(formats.load(recorded), None, CheckOptions(rules=rules)).verdicts
+        assert v.verdict == "inconclusive"
+        message = v.reasons[0].message
+        pattern = likely + r"\.\d% sure that part exceeds the bound, not enough to fail\)"
+        assert re.search(pattern, message), message
+        assert message.endswith(
+            "measure sizes beyond n=32768, or the instructions metric, to decide"
+        )
+        assert "not a class" not in message

@@ -106,6 +106,9 @@ def test_a_violation_that_hinges_on_one_size_is_inconclusive_and_names_it():
     message = v.reasons[0].message
     assert v.reasons[0].kind == "expectation"
     assert "hinges on n=8192" in message and "re-measure n=8192" in message
+    # and the advice says so first: it spoke of noise and larger sizes only (a verify probe)
+    (advice,) = [r.message for r in v.reasons if r.kind == "inconclusive"]
+    assert advice.startswith("to decide: re-measure n=8192 (")
 
 
 def test_a_violation_seen_at_every_size_still_fails():
