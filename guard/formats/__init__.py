@@ -49,10 +49,18 @@ def detect(text: str, path: str) -> str:
     start = next((i for i, line in enumerate(lines) if line.startswith(("{", "["))), None)
     if start:  # a tool's JSON after lines of other text (a warning printed to the same stream)
         first = lines[0].strip()[:60]
+        rest = "\n".join(lines[start:])
+        how = (
+            " (Google Benchmark: --benchmark_out=FILE --benchmark_out_format=json)"
+            if '"context"' in rest and '"benchmarks"' in rest
+            else " (pytest-benchmark: --benchmark-json=FILE)"
+            if '"machine_info"' in rest
+            else ""
+        )
         raise FormatError(
             f"lines of text come before the JSON that starts on line {start + 1} (line 1: "
-            f"{first!r}): write the JSON to a file of its own (Google Benchmark: "
-            "--benchmark_out=FILE --benchmark_out_format=json; or send stderr elsewhere)",
+            f"{first!r}): write the JSON to a file of its own{how}, or send the tool's other "
+            "output elsewhere",
             path,
         )
     if any(line.split()[:4] == ["Benchmark", "Time", "CPU", "Iterations"] for line in lines):

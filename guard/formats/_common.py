@@ -36,7 +36,9 @@ def decode_json(text: str, path: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         ends = ""
-        if exc.pos >= len(text.rstrip()):  # nothing wrong but that it stops
+        if exc.msg == "Extra data":  # a whole document, then more (a log line after it)
+            ends = ": text follows the JSON; write the JSON to a file of its own"
+        elif exc.pos >= len(text.rstrip()):  # nothing wrong but that it stops
             ends = (
                 ": the file ends before its JSON does (cut short: a run that crashed or was "
                 "killed while writing it?)"

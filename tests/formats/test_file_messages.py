@@ -50,6 +50,19 @@ def test_json_after_a_warning_line_names_the_line_it_starts_on(tmp_path: Path) -
     assert "--benchmark_out=FILE --benchmark_out_format=json" in message
 
 
+def test_text_after_the_json_says_so(tmp_path: Path) -> None:
+    message = refused(tmp_path, "trail.json", GB + "\ndone\n")
+    assert message.endswith(
+        "Extra data (column 1): text follows the JSON; write the JSON to a file of its own"
+    )
+
+
+def test_pytest_benchmark_json_after_a_warning_gets_its_own_tools_flag(tmp_path: Path) -> None:
+    doc = {"machine_info": {}, "commit_info": {}, "benchmarks": [], "version": "5.1.0"}
+    message = refused(tmp_path, "pb.json", "Warning\n" + json.dumps(doc, indent=1))
+    assert "(pytest-benchmark: --benchmark-json=FILE)" in message and "Google" not in message
+
+
 def test_google_benchmarks_console_table_says_how_to_get_json(tmp_path: Path) -> None:
     table = (
         "Running ./bench\n"
