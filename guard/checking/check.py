@@ -262,9 +262,8 @@ def _one_statistic(
     note = (
         f"{numbers.counted(len(mixed), 'kernel')} ({names}) "
         f"{'holds' if len(mixed) == 1 else 'hold'} one value a size in one run "
-        "and repetitions in the other: the repetitions were read as their medians, so both "
-        "runs are compared by the same statistic (the noise between repetitions is then "
-        "unknown to those verdicts)"
+        "and repetitions in the other: the repetitions were centred on their medians, so both "
+        "runs are compared by the same statistic"
     )
     return runs[0], runs[1], (note,)
 
@@ -275,11 +274,13 @@ def _single_keys(mset: MeasurementSet) -> set[tuple[str, str]]:
 
 
 def _medians_of(mset: MeasurementSet, keys: set[tuple[str, str]]) -> MeasurementSet:
-    """The set with these kernels' repetitions replaced by their median at each point."""
+    """The set with these kernels' repetitions centred on their median at each point: each
+    scaled by median / mean, so the point reads as its median and its spread -- what the
+    run knows of its noise -- stays (collapsed to the median alone, two runs of single
+    values read a growth of x157 against x124 as a regression ">99.9%" sure)."""
     kernels = tuple(
         dataclasses.replace(
-            k,
-            points=tuple(dataclasses.replace(p, values=(_median(p.values),)) for p in k.points),
+            k, points=tuple(dataclasses.replace(p, values=_centred(p.values)) for p in k.points)
         )
         if k.key in keys
         else k
@@ -288,10 +289,14 @@ def _medians_of(mset: MeasurementSet, keys: set[tuple[str, str]]) -> Measurement
     return dataclasses.replace(mset, kernels=kernels)
 
 
-def _median(values: Sequence[float]) -> float:
-    """The median of the repetitions that ran (NaN: a failed one); NaN where none did."""
+def _centred(values: Sequence[float]) -> tuple[float, ...]:
+    """The repetitions scaled so that their mean is their median (NaN: a failed one)."""
     ran = [v for v in values if not math.isnan(v)]
-    return float(np.median(ran)) if ran else math.nan
+    mean = float(np.mean(ran)) if ran else math.nan
+    if not ran or not mean > 0:
+        return tuple(values)
+    scale = float(np.median(ran)) / mean
+    return tuple(v * scale for v in values)
 
 
 def _common_range(

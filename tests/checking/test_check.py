@@ -657,9 +657,17 @@ def test_a_run_of_saved_medians_is_compared_by_medians_with_one_of_repetitions()
     (v,) = report.verdicts
     assert v.verdict != "fail" and not v.regression
     assert any("(test_pedantic) holds one value a size in one run" in n for n in report.notes)
-    # either way round
+    # either way round: the rounds keep their spread (centred on their medians), so the
+    # pair of one-value-a-size runs does not read x157 against x124 as ">99.9%" (a verify
+    # probe of the first version, which read the rounds as their medians alone)
     (w,) = check(rounds, medians, CheckOptions()).verdicts
     assert w.verdict != "fail"
+    from guard.checking.check import _one_statistic
+
+    _, centred, _ = _one_statistic(medians, rounds)
+    for before, after in zip(rounds.kernels[0].points, centred.kernels[0].points):
+        assert len(after.values) == len(before.values) > 1
+        assert np.mean(after.values) == pytest.approx(np.median(before.values))
 
 
 def test_three_sizes_as_likely_over_the_bound_as_not_are_no_pass() -> None:
