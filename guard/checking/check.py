@@ -60,6 +60,7 @@ from .memory import (
 )
 from .products import products_beyond
 from .ranking import rank_kernels
+from .same_statistic import same_statistic
 from .sentences import (
     advice,
     bound_message,
@@ -178,7 +179,7 @@ def check(
         )
     cut: dict[tuple[str, str], _CutShort] = {}
     if baseline is not None:
-        current, baseline, medians = _one_statistic(current, baseline)
+        current, baseline, medians = same_statistic(current, baseline)
         notes += medians
         whole = baseline
         baseline, cut = _common_range(current, baseline)
@@ -237,66 +238,6 @@ class _CutShort:
 
 
 _MIN_COMMON = 3  # sizes a baseline cut to the candidate's range keeps at least
-
-
-def _one_statistic(
-    current: MeasurementSet, baseline: MeasurementSet
-) -> tuple[MeasurementSet, MeasurementSet, tuple[str, ...]]:
-    """Both runs of a kernel read by the same statistic a size: where one holds a single
-    value at every size (a tool's saved median) and the other repetitions, the other's are
-    read as their medians too, and a note says so.
-
-    A point's value is its repetitions' clipped mean; set beside another run's medians,
-    the two differ by the timings' skew, which changes with the size: pytest-benchmark
-    3.4.1's saved medians of an unchanged test against 5.3.1's rounds read n^1.5 against
-    n^1.4, "99.5% confident that its class grows faster", exit 1."""
-    now, before = _single_keys(current), _single_keys(baseline)
-    theirs = {k.key for k in baseline.kernels}
-    mixed = [
-        k.key for k in current.kernels if k.key in theirs and (k.key in now) != (k.key in before)
-    ]
-    if not mixed:
-        return current, baseline, ()
-    runs = tuple(_medians_of(m, set(mixed)) for m in (current, baseline))
-    names = ", ".join(name for name, _ in mixed[:5]) + (", ..." if len(mixed) > 5 else "")
-    note = (
-        f"{numbers.counted(len(mixed), 'kernel')} ({names}) "
-        f"{'holds' if len(mixed) == 1 else 'hold'} one value a size in one run "
-        "and repetitions in the other: the repetitions were centred on their medians, so both "
-        "runs are compared by the same statistic"
-    )
-    return runs[0], runs[1], (note,)
-
-
-def _single_keys(mset: MeasurementSet) -> set[tuple[str, str]]:
-    """The kernels holding one value at every size."""
-    return {k.key for k in mset.kernels if k.points and all(len(p.values) == 1 for p in k.points)}
-
-
-def _medians_of(mset: MeasurementSet, keys: set[tuple[str, str]]) -> MeasurementSet:
-    """The set with these kernels' repetitions centred on their median at each point: each
-    scaled by median / mean, so the point reads as its median and its spread -- what the
-    run knows of its noise -- stays (collapsed to the median alone, two runs of single
-    values read a growth of x157 against x124 as a regression ">99.9%" sure)."""
-    kernels = tuple(
-        dataclasses.replace(
-            k, points=tuple(dataclasses.replace(p, values=_centred(p.values)) for p in k.points)
-        )
-        if k.key in keys
-        else k
-        for k in mset.kernels
-    )
-    return dataclasses.replace(mset, kernels=kernels)
-
-
-def _centred(values: Sequence[float]) -> tuple[float, ...]:
-    """The repetitions scaled so that their mean is their median (NaN: a failed one)."""
-    ran = [v for v in values if not math.isnan(v)]
-    mean = float(np.mean(ran)) if ran else math.nan
-    if not ran or not mean > 0:
-        return tuple(values)
-    scale = float(np.median(ran)) / mean
-    return tuple(v * scale for v in values)
 
 
 def _common_range(

@@ -662,9 +662,9 @@ def test_a_run_of_saved_medians_is_compared_by_medians_with_one_of_repetitions()
     # probe of the first version, which read the rounds as their medians alone)
     (w,) = check(rounds, medians, CheckOptions()).verdicts
     assert w.verdict != "fail"
-    from guard.checking.check import _one_statistic
+    from guard.checking.same_statistic import same_statistic
 
-    _, centred, _ = _one_statistic(medians, rounds)
+    _, centred, _ = same_statistic(medians, rounds)
     for before, after in zip(rounds.kernels[0].points, centred.kernels[0].points):
         assert len(after.values) == len(before.values) > 1
         assert np.mean(after.values) == pytest.approx(np.median(before.values))
