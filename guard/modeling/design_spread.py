@@ -43,7 +43,7 @@ def readings(
 
 
 def _value(model: Model, at: Sequence[float] | np.ndarray) -> float:
-    return float(np.asarray(model.evaluate(dict(zip(model.parameters, at)))).reshape(-1)[0])
+    return model.value_at(dict(zip(model.parameters, at)))
 
 
 def _cross(model: Model, coords: np.ndarray, target: np.ndarray) -> list[float]:

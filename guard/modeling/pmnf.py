@@ -180,6 +180,10 @@ class Model:
             total = total + term.coefficient * term.basis(arrays)
         return total
 
+    def value_at(self, at: Mapping[str, Any]) -> float:
+        """The model's value at one point (each parameter a number or a one-value array)."""
+        return float(np.asarray(self.evaluate(at)).reshape(-1)[0])
+
     def formula(self) -> str:
         """``1.0e-3 + 2.0e-7·n·log2(n)``; a zero constant is left out (``2.0e-7·n``)."""
         parts = []

@@ -83,12 +83,12 @@ def point_predictions(
     values: dict[tuple[str, str], list[float]] = {}
     for key, o in origin.items():
         m = refitted.get(key)
-        value = float(np.asarray(m.evaluate(point)).reshape(-1)[0]) if m is not None else math.nan
+        value = m.value_at(point) if m is not None else math.nan
         values.setdefault(o, []).append(value)
     out: dict[tuple[str, str], Prediction] = {}
     tail = (1.0 - level) / 2
     for key, found in values.items():
-        own = float(np.asarray(models[key].evaluate(point)).reshape(-1)[0])
+        own = models[key].value_at(point)
         v = np.array(found)
         v = v[np.isfinite(v) & (v > 0)]
         if not (math.isfinite(own) and own > 0) or len(v) < DRAWS // 2:
